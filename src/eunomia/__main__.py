@@ -1,0 +1,3 @@
+from eunomia.cli import main
+
+main()

@@ -1,0 +1,80 @@
+"""Every default value Eunomia uses, in one place.
+
+Modules import their defaults from here so a newcomer can see (and a user can
+look up) what happens when an option is not given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+# --- operational settings (never part of a cache key) -----------------------
+CONCURRENCY: Final = 10
+"""Requests in flight at once per target."""
+REQUEST_TIMEOUT_S: Final = 120.0
+"""Per-request timeout in seconds (connect + full response)."""
+RETRIES: Final = 3
+"""Extra attempts after the first one for retryable failures."""
+BACKOFF_INITIAL_S: Final = 0.5
+"""First backoff delay; doubled at each attempt, with full jitter."""
+BACKOFF_MAX_S: Final = 30.0
+"""Upper bound for one backoff delay."""
+RETRY_AFTER_MAX_S: Final = 120.0
+"""A server's Retry-After is honoured up to this many seconds."""
+
+# --- Athena feedback servers --------------------------------------------------
+ATHENA_SECRET_ENV: Final = "ATHENA_SECRET"
+"""Environment variable holding the Authorization secret."""
+ATHENA_X_SERVER_URL: Final = "http://localhost"
+"""Value of the X-Server-URL header (the LMS the module believes it serves)."""
+
+# --- files and folders ----------------------------------------------------------
+RESULTS_DIR: Final = Path("results")
+MANIFEST_FILE: Final = "manifest.yml"
+TEST_CASES_DIR: Final = "test_cases"
+LLM_COST_FILE: Final = "llm_cost.yml"
+
+# --- example feedback server -----------------------------------------------------
+EXAMPLE_SERVER_HOST: Final = "127.0.0.1"
+EXAMPLE_SERVER_PORT: Final = 5008
+
+# --- scoring -------------------------------------------------------------------------
+DIFF_INSTRUCTION_WEIGHT: Final = 2.0
+"""Weight of the instructions a test case is about (its diffs) in the case score."""
+DEFAULT_INSTRUCTION_WEIGHT: Final = 1.0
+"""Weight of every other expected instruction in the case score."""
+SCORE_TOLERANCE: Final = 1e-9
+"""Two point totals closer than this are equal."""
+
+# --- terminal ---------------------------------------------------------------------------
+PROGRESS_REFRESH_PER_S: Final = 4.0
+"""The progress bar redraws at most this often, whatever the case rate."""
+
+# --- models (eunomia.models) ----------------------------------------------------------
+MODEL_TEMPERATURE: Final = 0.0
+"""Sampling temperature; 0 makes answers reproducible. Part of cache keys."""
+MODEL_MAX_TOKENS: Final = 1024
+"""Upper bound on the tokens of one answer. Part of cache keys."""
+MODEL_SEED: Final = 0
+"""Sampling seed sent to providers that accept one. Part of cache keys."""
+MODEL_SPEC: Final = "local"
+"""Model used when none is given (``--model``)."""
+LOCAL_MODEL: Final = "qwen2.5-coder-1.5b"
+"""The local model that ``local`` (without ``:<name>``) means."""
+LOCAL_CONTEXT_TOKENS: Final = 8192
+"""Context window the local model is loaded with (prompt + answer)."""
+LOCAL_THREADS: Final[int | None] = None
+"""CPU threads for local inference; ``None`` means every core of the machine."""
+MODEL_CACHE_ENV: Final = "EUNOMIA_CACHE_DIR"
+"""Environment variable overriding the cache folder (assembled weights go in ``models/``)."""
+MODEL_CONFIG_FILE: Final = "models.yml"
+"""Model configuration file looked up in the working directory."""
+OPENAI_BASE_URL: Final = "https://api.openai.com/v1"
+"""Endpoint of the ``openai`` provider when neither the config nor the environment set one."""
+OPENAI_BASE_URL_ENV: Final = "OPENAI_BASE_URL"
+"""Environment variable with an OpenAI-compatible base URL."""
+OPENAI_API_KEY_ENV: Final = "OPENAI_API_KEY"
+"""Environment variable with the key of the ``openai`` provider."""
+ANTHROPIC_API_KEY_ENV: Final = "ANTHROPIC_API_KEY"
+"""Environment variable with the key of the ``anthropic`` provider."""

@@ -1,0 +1,325 @@
+"""The result files of one scenario, laid out as the Eunomia TestBench document describes.
+
+``results/<run>/<scenario>/``
+  ``tables/scenario_summary.csv``   metric/value rows (the document's metrics first)
+  ``tables/test_case_results.csv``  one row per case (the document's columns, in order, then
+                                    Status and Error so failed cases are never dropped)
+  ``tables/criteria_summary.csv``   miss rate per criterion
+  ``tables/instruction_summary.csv`` miss and false-alarm rate per instruction
+  ``test_cases/<case>.json``         full detail per case, written as soon as it finishes
+  ``scenario_results.json``          the summary in JSON, with failures and breakdowns
+  ``failures.json``                  every case that was not scored, with its reason
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from eunomia.errors import EunomiaError
+from eunomia.pricing import CostSummary
+from eunomia.records import CaseOutcome
+from eunomia.scenarios import Instruction, Scenario
+from eunomia.scoring import ScenarioSummary
+
+CASE_COLUMNS = (
+    "Test Case",
+    "Test Case Detected Correctly",
+    "Test Case Score (%)",
+    "Expected Points",
+    "Total Returned Points",
+    "Cost",
+    "Request Time (s)",
+    "Wrong < Points",
+    "Wrong > Points",
+    "Status",
+    "Error",
+)
+
+
+def _num(value: float | None, digits: int = 6) -> str:
+    if value is None:
+        return ""
+    return f"{round(value, digits):g}" if digits else str(value)
+
+
+def _ins(ins: Instruction, *, with_feedback: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": ins.id,
+        "textual_id": ins.textual_id,
+        "credits": ins.credits,
+        "instructionDescription": ins.instruction_description,
+    }
+    if with_feedback:
+        out["feedbackDescription"] = ins.feedback
+    return out
+
+
+def cost_json(cost: CostSummary) -> dict[str, Any]:
+    return {
+        "total_cost": cost.total_cost,
+        "total_input_cost": cost.total_input_cost,
+        "total_output_cost": cost.total_output_cost,
+        "unknown_models": list(cost.unknown_models),
+        "details": [
+            {
+                "llm": line.llm,
+                "input_tokens": line.input_tokens,
+                "cached_input_tokens": line.cached_input_tokens,
+                "output_tokens": line.output_tokens,
+                "input_cost": line.input_cost,
+                "output_cost": line.output_cost,
+                "total": line.total,
+            }
+            for line in cost.details
+        ],
+    }
+
+
+def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
+    """Everything known about one case, in the document's field names where it has them."""
+    known = scenario.instructions
+    s = outcome.score
+
+    def refs(ids: Iterable[int]) -> list[dict[str, Any]]:
+        return [{"id": i, "textual_id": known[i].textual_id} for i in ids]
+
+    out: dict[str, Any] = {
+        "test_case": outcome.case,
+        "status": outcome.status.value,
+        "error": outcome.error,
+        "attempts": outcome.attempts,
+        "repeat": outcome.repeat,
+        "request_time_s": outcome.request_time_s,
+    }
+    if s is not None:
+        out |= {
+            "expected_score": s.expected_score,
+            "returned_score": s.returned_score,
+            "test_case_detected_correctly": s.detected_correctly,
+            "test_case_score_percent": s.score_percent,
+            "fully_correct": s.fully_correct,
+            "score_match": s.score_match,
+            "wrong_less_points": s.wrong_less,
+            "wrong_more_points": s.wrong_more,
+            "expected_instructions": refs(s.expected),
+            "returned_instructions": refs(s.returned),
+            "diff_instructions": refs(s.diff_instructions),
+            "missing_instructions": refs(s.missing),
+            "extra_instructions": refs(s.extra),
+            "unmapped_instruction_ids": list(s.unrecognized),
+            "unreferenced_feedback_count": s.unreferenced_feedback,
+            "duplicate_instructions": refs(s.duplicates),
+        }
+    out["cost"] = cost_json(outcome.cost)
+    if s is not None:
+        out["criteria_results"] = [
+            {
+                "criterion_id": c.criterion_id,
+                "criterion_textual_id": c.criterion_textual_id,
+                "mismatch_pairs": [
+                    {"expected": _ins(p.expected), "received": _ins(p.received, with_feedback=True)}
+                    for p in c.mismatch_pairs
+                ],
+                "missing_instructions": [_ins(i) for i in c.missing_instructions],
+                "extra_instructions": [_ins(i, with_feedback=True) for i in c.extra_instructions],
+            }
+            for c in s.criteria_results
+        ]
+    out["feedback"] = [item.model_dump(mode="json") for item in outcome.feedback]
+    return out
+
+
+def case_row(outcome: CaseOutcome) -> list[str]:
+    s = outcome.score
+    return [
+        outcome.case,
+        ("Yes" if s.detected_correctly else "No") if s else "",
+        _num(s.score_percent, 4) if s else "",
+        _num(s.expected_score, 4) if s else "",
+        _num(s.returned_score, 4) if s else "",
+        _num(outcome.cost.total_cost) if outcome.cost.details else "",
+        _num(outcome.request_time_s, 3),
+        str(s.wrong_less) if s else "",
+        str(s.wrong_more) if s else "",
+        outcome.status.value,
+        outcome.error or "",
+    ]
+
+
+def summary_rows(summary: ScenarioSummary) -> list[tuple[str, str]]:
+    """The document's metrics, in its order, then Eunomia's additions."""
+    return [
+        ("Total Cases", str(summary.total)),
+        ("Fully Correct Cases", str(summary.fully_correct)),
+        ("Score Matched Count", str(summary.score_matched)),
+        ("Average Test Case Score", _num(summary.average_score_percent, 4)),
+        ("Correctly Detected Test Cases / Total Cases", f"{summary.detected}/{summary.scored}"),
+        ("Total Cost", _num(summary.total_cost)),
+        ("Average Cost", _num(summary.average_cost)),
+        ("Average Request Time (s)", _num(summary.average_request_time_s, 3)),
+        ("Scored Cases", str(summary.scored)),
+        ("Failed Cases", str(summary.failed)),
+        ("Cases With Unknown Cost", str(summary.cost_unknown)),
+        ("Input Tokens", str(summary.input_tokens)),
+        ("Output Tokens", str(summary.output_tokens)),
+    ]
+
+
+def summary_json(summary: ScenarioSummary, meta: dict[str, Any]) -> dict[str, Any]:
+    sc = summary.scenario
+    return {
+        **meta,
+        "scenario": sc.name,
+        "total_cases": summary.total,
+        "scored_cases": summary.scored,
+        "failed_cases": summary.failed,
+        "fully_correct_cases": summary.fully_correct,
+        "score_matched_count": summary.score_matched,
+        "average_test_case_score": summary.average_score_percent,
+        "correctly_detected_cases": summary.detected,
+        "total_cost": summary.total_cost,
+        "average_cost": summary.average_cost,
+        "cases_with_unknown_cost": summary.cost_unknown,
+        "unknown_cost_models": sorted(summary.unknown_models),
+        "average_request_time_s": summary.average_request_time_s,
+        "input_tokens": summary.input_tokens,
+        "output_tokens": summary.output_tokens,
+        "failures": [
+            {"test_case": f.case, "status": f.status.value, "reason": f.reason,
+             "attempts": f.attempts}
+            for f in summary.failures
+        ],
+        "criteria": [
+            {
+                "criterion_id": c.id,
+                "criterion_textual_id": c.textual_id,
+                "title": c.title,
+                "cases": summary.criteria[c.id].cases,
+                "missed": summary.criteria[c.id].missed,
+                "miss_rate": summary.criteria[c.id].miss_rate,
+            }
+            for c in sc.criteria
+        ],
+        "instructions": [
+            {
+                "instruction_id": i.id,
+                "textual_id": i.textual_id,
+                "criterion_textual_id": sc.criteria[i.criterion_id - 1].textual_id,
+                "expected": st.expected,
+                "missed": st.missed,
+                "miss_rate": st.miss_rate,
+                "returned_unexpected": st.returned_unexpected,
+            }
+            for i in sc.instructions.values()
+            for st in (summary.instructions[i.id],)
+        ],
+        "diagnostics": [str(d) for d in sc.diagnostics],
+    }
+
+
+def _write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _write_csv(path: Path, header: Iterable[str], rows: Iterable[Iterable[str]]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+    os.replace(tmp, path)
+
+
+class ScenarioExporter:
+    """Writes a scenario's result files: each case as it finishes, the tables at the end."""
+
+    def __init__(self, folder: Path, scenario: Scenario) -> None:
+        self.folder = folder
+        self.scenario = scenario
+        self.cases_dir = folder / "test_cases"
+        self.tables_dir = folder / "tables"
+        self._rows: list[list[str]] = []
+        try:
+            self.cases_dir.mkdir(parents=True, exist_ok=True)
+            self.tables_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise EunomiaError(
+                f"cannot create the results folder {folder}: {exc.strerror or exc}"
+            ) from None
+
+    def write_case(self, outcome: CaseOutcome) -> None:
+        self._rows.append(case_row(outcome))
+        name = outcome.case if not outcome.repeat else f"{outcome.case}__r{outcome.repeat}"
+        self._guard(
+            lambda: _write_text(
+                self.cases_dir / f"{name}.json",
+                json.dumps(case_json(self.scenario, outcome), indent=2, ensure_ascii=False),
+            ),
+            self.cases_dir / f"{name}.json",
+        )
+
+    def finish(self, summary: ScenarioSummary, meta: dict[str, Any]) -> None:
+        sc = self.scenario
+        t = self.tables_dir
+        self._guard(
+            lambda: _write_csv(t / "scenario_summary.csv", ("Metric", "Value"),
+                               summary_rows(summary)),
+            t / "scenario_summary.csv",
+        )
+        rows = sorted(self._rows, key=lambda r: r[0])
+        self._guard(lambda: _write_csv(t / "test_case_results.csv", CASE_COLUMNS, rows),
+                    t / "test_case_results.csv")
+        self._guard(
+            lambda: _write_csv(
+                t / "criteria_summary.csv",
+                ("Criterion", "Title", "Cases", "Missed", "Miss Rate (%)"),
+                (
+                    [c.textual_id, c.title, str(st.cases), str(st.missed),
+                     _num(None if st.miss_rate is None else 100 * st.miss_rate, 2)]
+                    for c in sc.criteria
+                    for st in (summary.criteria[c.id],)
+                ),
+            ),
+            t / "criteria_summary.csv",
+        )
+        self._guard(
+            lambda: _write_csv(
+                t / "instruction_summary.csv",
+                ("Instruction", "Criterion", "Expected", "Missed", "Miss Rate (%)",
+                 "Returned Unexpectedly"),
+                (
+                    [i.textual_id, sc.criteria[i.criterion_id - 1].textual_id, str(st.expected),
+                     str(st.missed),
+                     _num(None if st.miss_rate is None else 100 * st.miss_rate, 2),
+                     str(st.returned_unexpected)]
+                    for i in sc.instructions.values()
+                    for st in (summary.instructions[i.id],)
+                ),
+            ),
+            t / "instruction_summary.csv",
+        )
+        data = summary_json(summary, meta)
+        self._guard(
+            lambda: _write_text(self.folder / "scenario_results.json",
+                                json.dumps(data, indent=2, ensure_ascii=False)),
+            self.folder / "scenario_results.json",
+        )
+        self._guard(
+            lambda: _write_text(self.folder / "failures.json",
+                                json.dumps(data["failures"], indent=2, ensure_ascii=False)),
+            self.folder / "failures.json",
+        )
+
+    @staticmethod
+    def _guard(write: Any, path: Path) -> None:
+        try:
+            write()
+        except OSError as exc:
+            raise EunomiaError(f"cannot write {path}: {exc.strerror or exc}") from None

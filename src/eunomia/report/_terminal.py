@@ -1,0 +1,80 @@
+"""The terminal summary of a scenario run (rich tables)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from eunomia.exports import summary_rows
+from eunomia.scoring import ScenarioSummary
+
+_TOP_INSTRUCTIONS = 10
+_MAX_FAILURES_SHOWN = 20
+
+
+def _pct(rate: float | None) -> str:
+    return "-" if rate is None else f"{100 * rate:.1f}%"
+
+
+def print_scenario_summary(console: Console, summary: ScenarioSummary, folder: str) -> None:
+    sc = summary.scenario
+    metrics = Table(title=f"Scenario {escape(sc.name)}", show_header=True, title_justify="left")
+    metrics.add_column("Metric")
+    metrics.add_column("Value", justify="right")
+    for name, value in summary_rows(summary):
+        style = "bold red" if name == "Failed Cases" and summary.failed else None
+        metrics.add_row(name, value or "-", style=style)
+    console.print(metrics)
+
+    criteria = Table(title="Where it struggles: criteria", title_justify="left")
+    criteria.add_column("Criterion")
+    criteria.add_column("Cases", justify="right")
+    criteria.add_column("Missed", justify="right")
+    criteria.add_column("Miss rate", justify="right")
+    ranked = sorted(
+        sc.criteria, key=lambda c: -(summary.criteria[c.id].miss_rate or 0.0)
+    )
+    for c in ranked:
+        st = summary.criteria[c.id]
+        criteria.add_row(escape(c.textual_id), str(st.cases), str(st.missed), _pct(st.miss_rate))
+    console.print(criteria)
+
+    instructions = [
+        (i, summary.instructions[i.id])
+        for i in sc.instructions.values()
+        if summary.instructions[i.id].missed or summary.instructions[i.id].returned_unexpected
+    ]
+    if instructions:
+        table = Table(title="Instructions most often missed", title_justify="left")
+        table.add_column("Instruction")
+        table.add_column("Expected", justify="right")
+        table.add_column("Missed", justify="right")
+        table.add_column("Miss rate", justify="right")
+        table.add_column("Returned unexpectedly", justify="right")
+        instructions.sort(key=lambda pair: (-(pair[1].miss_rate or 0.0), -pair[1].missed))
+        for ins, ist in instructions[:_TOP_INSTRUCTIONS]:
+            table.add_row(escape(ins.textual_id), str(ist.expected), str(ist.missed),
+                          _pct(ist.miss_rate), str(ist.returned_unexpected))
+        console.print(table)
+
+    if summary.failures:
+        table = Table(title=f"Failed cases ({len(summary.failures)})", title_justify="left",
+                      style="red")
+        table.add_column("Test case")
+        table.add_column("Status")
+        table.add_column("Attempts", justify="right")
+        table.add_column("Reason", overflow="fold")
+        for f in summary.failures[:_MAX_FAILURES_SHOWN]:
+            table.add_row(escape(f.case), f.status.value, str(f.attempts), escape(f.reason))
+        console.print(table)
+        if len(summary.failures) > _MAX_FAILURES_SHOWN:
+            console.print(f"... and {len(summary.failures) - _MAX_FAILURES_SHOWN} more "
+                          "in failures.json")
+    if summary.unknown_models:
+        console.print(
+            "[yellow]warning:[/] no price for "
+            + ", ".join(escape(m) for m in sorted(summary.unknown_models))
+            + " in llm_cost.yml; their cost is unknown"
+        )
+    console.print(f"Results: {escape(folder)}")

@@ -1,0 +1,273 @@
+"""Load a scenario folder: validate the manifest, map ids, compute expectations.
+
+Problems are collected as diagnostics rather than raised one at a time, so
+``eunomia validate`` lists them all. A scenario whose manifest is unusable is
+returned as ``None``; a bad test case file is kept as an :class:`InvalidTestCase`
+(reported as failed in the results) while the other cases still run.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+
+from eunomia import defaults
+from eunomia.errors import Diagnostic, Severity, error, has_errors, warning
+from eunomia.scenarios._manifest import Manifest
+from eunomia.scenarios._model import (
+    Criterion,
+    Exercise,
+    Instruction,
+    InvalidTestCase,
+    Scenario,
+    TestCase,
+)
+from eunomia.yamlfile import YamlDocument, YamlFileError, diag_at, read_yaml, validate_document
+
+
+def exercise_id_for(name: str) -> int:
+    """A stable positive exercise id derived from the scenario name."""
+    return zlib.crc32(name.encode("utf-8")) & 0x7FFFFFFF or 1
+
+
+def inside(folder: Path, relative: str) -> Path | None:
+    """``folder/relative`` if it stays inside ``folder`` (no ``..`` or absolute escapes)."""
+    base = folder.resolve()
+    candidate = (base / relative).resolve()
+    return candidate if candidate.is_relative_to(base) else None
+
+
+class _Build:
+    """The steps of one load, sharing the document and the diagnostics list."""
+
+    def __init__(self, folder: Path, doc: YamlDocument, manifest: Manifest) -> None:
+        self.folder = folder
+        self.doc = doc
+        self.m = manifest
+        self.diags: list[Diagnostic] = []
+
+    def err(self, loc: tuple[int | str, ...], message: str) -> None:
+        self.diags.append(diag_at(self.doc, loc, message))
+
+    def warn(self, loc: tuple[int | str, ...], message: str) -> None:
+        self.diags.append(diag_at(self.doc, loc, message, Severity.WARNING))
+
+    def criteria(self) -> tuple[Criterion, ...]:
+        criteria: list[Criterion] = []
+        seen_criteria: dict[str, int] = {}
+        seen_instructions: dict[str, tuple[int, int]] = {}
+        next_instruction = 1
+        for ci, c in enumerate(self.m.criteria):
+            loc: tuple[int | str, ...] = ("criteria", ci)
+            if c.id in seen_criteria:
+                self.err(
+                    (*loc, "id"),
+                    f"duplicate criterion id {c.id!r} (also criteria[{seen_criteria[c.id]}])",
+                )
+            seen_criteria.setdefault(c.id, ci)
+            for key in c.model_extra or {}:
+                self.warn((*loc, key), f"unknown key {key!r} in a criterion is ignored")
+            if not c.instructions:
+                self.err((*loc, "instructions"), f"criterion {c.id!r} has no instructions")
+            criterion_id = ci + 1
+            instructions: list[Instruction] = []
+            for ii, ins in enumerate(c.instructions or []):
+                iloc = (*loc, "instructions", ii)
+                if ins.id in seen_instructions:
+                    a, b = seen_instructions[ins.id]
+                    self.err(
+                        (*iloc, "id"),
+                        f"duplicate instruction id {ins.id!r} "
+                        f"(also criteria[{a}].instructions[{b}])",
+                    )
+                else:
+                    seen_instructions[ins.id] = (ci, ii)
+                for key in ins.model_extra or {}:
+                    self.warn((*iloc, key), f"unknown key {key!r} in an instruction is ignored")
+                instructions.append(
+                    Instruction(
+                        id=next_instruction,
+                        textual_id=ins.id,
+                        criterion_id=criterion_id,
+                        credits=ins.credits,
+                        grading_scale=ins.grading_scale,
+                        instruction_description=ins.instruction_description,
+                        feedback=ins.feedback,
+                    )
+                )
+                next_instruction += 1
+            criteria.append(Criterion(criterion_id, c.id, c.title, tuple(instructions)))
+        return tuple(criteria)
+
+    def example_solution(self) -> str | None:
+        name = self.m.exercise.example_solution
+        if not name:
+            return None
+        loc = ("exercise", "example_solution")
+        target = inside(self.folder, name)
+        if target is None:
+            self.err(loc, f"{name!r} points outside the scenario folder; refused")
+            return None
+        try:
+            return target.read_text(encoding="utf-8-sig")
+        except FileNotFoundError:
+            self.err(loc, f"file {name!r} not found in {self.folder}")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.err(loc, f"cannot read {name!r}: {exc}")
+        return None
+
+    def expectations(
+        self, by_textual: dict[str, Instruction], case_names: set[str]
+    ) -> tuple[tuple[int, ...], dict[str, dict[int, int]]]:
+        """Default expected ids, and per test case ``{default id: replacement id}``."""
+        default: list[int] = []
+        for i, tid in enumerate(self.m.default_expected):
+            ins = by_textual.get(tid)
+            if ins is None:
+                self.err(("default_expected", i), f"unknown instruction id {tid!r}")
+            elif ins.id in default:
+                self.err(("default_expected", i), f"instruction {tid!r} listed twice")
+            else:
+                default.append(ins.id)
+        if not self.m.default_expected:
+            self.warn(("default_expected",), "default_expected is empty")
+
+        diffs: dict[str, dict[int, int]] = {}
+        for original, cases in self.m.test_case_diffs.items():
+            loc: tuple[int | str, ...] = ("test_case_diffs", original)
+            orig = by_textual.get(original)
+            if orig is None:
+                self.err(loc, f"unknown instruction id {original!r}")
+            elif orig.id not in default:
+                self.err(loc, f"instruction {original!r} is not in default_expected, so "
+                              "no test case can replace it")
+            for case_name, replacement in (cases or {}).items():
+                cloc = (*loc, case_name)
+                rep = by_textual.get(str(replacement))
+                if rep is None:
+                    self.err(cloc, f"unknown instruction id {replacement!r}")
+                if case_name not in case_names:
+                    self.warn(cloc, f"test case {case_name!r} has no file "
+                                    f"{defaults.TEST_CASES_DIR}/{case_name}.json; diff ignored")
+                if orig is None or rep is None or orig.id not in default:
+                    continue
+                if rep.criterion_id != orig.criterion_id:
+                    self.warn(cloc, f"replacement {replacement!r} belongs to another criterion "
+                                    f"than {original!r}")
+                diffs.setdefault(str(case_name), {})[orig.id] = rep.id
+        return tuple(default), diffs
+
+
+def _read_cases(
+    folder: Path, diags: list[Diagnostic]
+) -> tuple[list[tuple[str, Path, str, str]], list[InvalidTestCase]] | None:
+    cases_dir = folder / defaults.TEST_CASES_DIR
+    if not cases_dir.is_dir():
+        diags.append(error(cases_dir, "test_cases folder is missing"))
+        return None
+    good: list[tuple[str, Path, str, str]] = []
+    bad: list[InvalidTestCase] = []
+    files = sorted(p for p in cases_dir.iterdir() if p.suffix == ".json" and p.is_file())
+    if not files:
+        diags.append(warning(cases_dir, "no test case files (*.json)"))
+    for path in files:
+        reason: str | None = None
+        diagram_type = ""
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+            data = json.loads(text)
+        except UnicodeDecodeError as exc:
+            reason = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        except json.JSONDecodeError as exc:
+            reason = f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        except OSError as exc:
+            reason = f"cannot read file: {exc.strerror or exc}"
+        else:
+            if not isinstance(data, dict):
+                reason = f"expected an Apollon diagram object, got a JSON {type(data).__name__}"
+            else:
+                diagram_type = str(data.get("type", ""))
+                if "elements" not in data or not diagram_type:
+                    diags.append(warning(path, "does not look like an Apollon diagram "
+                                               "(no 'type' or 'elements'); sent as is"))
+                elif isinstance(data.get("elements"), list):
+                    diags.append(warning(path, "Apollon version 2 diagram (arrays); "
+                                               "Athena modules are known to fail on these"))
+        if reason is None:
+            good.append((path.stem, path, text, diagram_type))
+        else:
+            diags.append(error(path, f"{reason}; this test case is skipped and reported failed"))
+            bad.append(InvalidTestCase(path.stem, path, reason))
+    return good, bad
+
+
+def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
+    """Load one scenario folder. ``None`` when the manifest has errors that block a run."""
+    manifest_path = folder / defaults.MANIFEST_FILE
+    if not manifest_path.is_file():
+        return None, [error(manifest_path, "manifest.yml not found")]
+    try:
+        doc = read_yaml(manifest_path)
+    except YamlFileError as exc:
+        return None, [exc.diagnostic]
+    if not isinstance(doc.data, dict):
+        return None, [error(manifest_path, "the manifest must be a mapping of keys "
+                                           "(server_url, exercise, criteria, ...)")]
+    manifest, problems = validate_document(doc, Manifest)
+    if manifest is None:
+        return None, problems
+
+    build = _Build(folder, doc, manifest)
+    criteria = build.criteria()
+    by_textual = {i.textual_id: i for c in criteria for i in c.instructions}
+    example = build.example_solution()
+    read = _read_cases(folder, build.diags)
+    case_names = {name for name, *_ in read[0]} if read else set()
+    if read:
+        case_names |= {bad.name for bad in read[1]}
+    default, diffs = build.expectations(by_textual, case_names)
+
+    diags = build.diags
+    if has_errors(d for d in diags if d.file == manifest_path) or read is None:
+        return None, diags
+
+    good, bad = read
+    test_cases: list[TestCase] = []
+    for index, (name, path, text, diagram_type) in enumerate(good, start=1):
+        replaced = diffs.get(name, {})
+        expected = tuple(replaced.get(i, i) for i in default)
+        test_cases.append(
+            TestCase(
+                name=name,
+                path=path,
+                submission_id=index,
+                submission=text,
+                expected=expected,
+                diff_instructions=frozenset(replaced.values()),
+                diagram_type=diagram_type,
+            )
+        )
+    ex = manifest.exercise
+    scenario = Scenario(
+        name=folder.name,
+        folder=folder,
+        server_url=manifest.server_url,
+        exercise=Exercise(
+            id=exercise_id_for(folder.name),
+            title=ex.title,
+            type=ex.type,
+            max_points=ex.max_points,
+            bonus_points=ex.bonus_points,
+            grading_instructions=ex.grading_instructions,
+            problem_statement=ex.problem_statement,
+            example_solution=example,
+            meta=ex.meta,
+        ),
+        criteria=criteria,
+        default_expected=default,
+        test_cases=test_cases,
+        invalid_cases=bad,
+        diagnostics=diags,
+    )
+    return scenario, diags

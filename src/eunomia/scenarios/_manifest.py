@@ -1,0 +1,81 @@
+"""The ``manifest.yml`` file format, as pydantic models (the file boundary)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+def _as_text_id(value: Any) -> Any:
+    # YAML turns ``id: 1`` into an int; textual ids are strings.
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+class ManifestInstruction(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    grading_scale: str = ""
+    instruction_description: str = ""
+    feedback: str = ""
+    credits: float
+
+    _v_id = field_validator("id", mode="before")(_as_text_id)
+
+
+class ManifestCriterion(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    title: str = ""
+    instructions: list[ManifestInstruction] | None = None
+
+    _v_id = field_validator("id", mode="before")(_as_text_id)
+
+
+class ManifestExercise(BaseModel):
+    """Unknown keys (``course_id`` in real scenarios) are tolerated and ignored."""
+
+    model_config = ConfigDict(extra="allow")
+
+    title: str
+    type: str = "modeling"
+    max_points: float
+    bonus_points: float = 0.0
+    grading_instructions: str = ""
+    problem_statement: str = ""
+    example_solution: str | None = None
+    """A file name in the scenario folder; its contents are sent as a string."""
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("meta", mode="before")
+    @classmethod
+    def _meta_none(cls, value: Any) -> Any:
+        return {} if value is None else value
+
+
+class Manifest(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    server_url: str = ""
+    exercise: ManifestExercise
+    criteria: list[ManifestCriterion]
+    default_expected: list[str]
+    test_case_diffs: dict[str, dict[str, str] | None] = Field(default_factory=dict)
+    """``{default instruction id: {test case name: replacement instruction id}}``."""
+
+    @field_validator("server_url", mode="before")
+    @classmethod
+    def _url_none(cls, value: Any) -> Any:
+        return "" if value is None else value
+
+    @field_validator("test_case_diffs", mode="before")
+    @classmethod
+    def _diffs_none(cls, value: Any) -> Any:
+        return {} if value is None else value
+
+    @field_validator("default_expected", mode="before")
+    @classmethod
+    def _ids_as_text(cls, value: Any) -> Any:
+        return [_as_text_id(v) for v in value] if isinstance(value, list) else value

@@ -1,0 +1,132 @@
+"""A loaded scenario: exercise, criteria with numeric ids, test cases with expectations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eunomia.athena import (
+    AthenaExercise,
+    AthenaGradingCriterion,
+    AthenaGradingInstruction,
+)
+from eunomia.errors import Diagnostic
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    """One structured grading instruction (SGI)."""
+
+    id: int
+    textual_id: str
+    criterion_id: int
+    credits: float
+    grading_scale: str
+    instruction_description: str
+    feedback: str
+
+
+@dataclass(frozen=True, slots=True)
+class Criterion:
+    id: int
+    textual_id: str
+    title: str
+    instructions: tuple[Instruction, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Exercise:
+    id: int
+    title: str
+    type: str
+    max_points: float
+    bonus_points: float
+    grading_instructions: str
+    problem_statement: str
+    example_solution: str | None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class TestCase:
+    """One student submission and the instructions it should receive."""
+
+    name: str
+    path: Path
+    submission_id: int
+    submission: str
+    """The Apollon diagram as the JSON text sent to the target."""
+    expected: tuple[int, ...]
+    """Expected instruction ids: ``default_expected`` with this case's diffs applied."""
+    diff_instructions: frozenset[int]
+    """The replacement instructions this case is about (weight 2 in the case score)."""
+    diagram_type: str = ""
+
+    __test__ = False  # not a pytest class
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidTestCase:
+    """A test case file that could not be used; it is reported as failed, never dropped."""
+
+    name: str
+    path: Path
+    reason: str
+
+
+@dataclass(slots=True)
+class Scenario:
+    name: str
+    folder: Path
+    server_url: str
+    exercise: Exercise
+    criteria: tuple[Criterion, ...]
+    default_expected: tuple[int, ...]
+    test_cases: list[TestCase]
+    invalid_cases: list[InvalidTestCase] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    instructions: dict[int, Instruction] = field(default_factory=dict)
+    """All instructions by numeric id."""
+    by_textual_id: dict[str, Instruction] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.instructions:
+            self.instructions = {i.id: i for c in self.criteria for i in c.instructions}
+        if not self.by_textual_id:
+            self.by_textual_id = {i.textual_id: i for i in self.instructions.values()}
+
+    def criterion_of(self, instruction_id: int) -> Criterion:
+        return self.criteria[self.instructions[instruction_id].criterion_id - 1]
+
+    def athena_exercise(self) -> AthenaExercise:
+        """The exercise as Athena expects it, with gradingCriteria and numeric SGI ids."""
+        ex = self.exercise
+        return AthenaExercise(
+            id=ex.id,
+            title=ex.title,
+            type=ex.type,
+            max_points=ex.max_points,
+            bonus_points=ex.bonus_points,
+            grading_instructions=ex.grading_instructions,
+            problem_statement=ex.problem_statement,
+            example_solution=ex.example_solution,
+            meta=ex.meta,
+            grading_criteria=[
+                AthenaGradingCriterion(
+                    id=c.id,
+                    title=c.title,
+                    structured_grading_instructions=[
+                        AthenaGradingInstruction(
+                            id=i.id,
+                            credits=i.credits,
+                            grading_scale=i.grading_scale,
+                            instruction_description=i.instruction_description,
+                            feedback=i.feedback,
+                        )
+                        for i in c.instructions
+                    ],
+                )
+                for c in self.criteria
+            ],
+        )

@@ -1,0 +1,33 @@
+"""The one failure type that flows through the scheduler."""
+
+from __future__ import annotations
+
+
+class CallError(Exception):
+    """A failed attempt at an outside call (HTTP request, model call).
+
+    ``retryable`` failures (connection errors, timeouts, 5xx, 429) are retried by
+    :func:`eunomia.scheduler.call_with_retry`; the others fail at once.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        retryable: bool,
+        status: int | None = None,
+        retry_after: float | None = None,
+        rate_limited: bool = False,
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+        self.rate_limited = rate_limited
+        self.attempts = 1
+
+
+def retryable_status(status: int) -> bool:
+    """Statuses worth another try: 408, 425, 429 and every 5xx."""
+    return status in (408, 425, 429) or 500 <= status <= 599

@@ -1,0 +1,126 @@
+"""Retry policy: which failures are retried, how long to wait, when to give up.
+
+Built on tenacity: exponential backoff with full jitter, except that a server's
+``Retry-After`` (carried on :class:`CallError`) is honoured when present.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+from eunomia import defaults
+from eunomia.scheduler._errors import CallError
+from eunomia.scheduler._limiter import AdaptiveLimiter
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Operational settings of one kind of call. Never part of a cache key."""
+
+    retries: int = defaults.RETRIES
+    timeout_s: float | None = defaults.REQUEST_TIMEOUT_S
+    backoff_initial_s: float = defaults.BACKOFF_INITIAL_S
+    backoff_max_s: float = defaults.BACKOFF_MAX_S
+    retry_after_max_s: float = defaults.RETRY_AFTER_MAX_S
+
+
+def _is_retryable(exc: BaseException) -> bool:
+    return isinstance(exc, CallError) and exc.retryable
+
+
+class _Wait:
+    """Retry-After when the server gave one, otherwise jittered exponential backoff."""
+
+    def __init__(self, policy: RetryPolicy) -> None:
+        self._policy = policy
+        self._backoff = wait_random_exponential(
+            multiplier=policy.backoff_initial_s, max=policy.backoff_max_s
+        )
+
+    def __call__(self, state: RetryCallState) -> float:
+        outcome = state.outcome
+        exc = outcome.exception() if outcome is not None else None
+        if isinstance(exc, CallError) and exc.retry_after is not None:
+            return min(exc.retry_after, self._policy.retry_after_max_s)
+        return float(self._backoff(state))
+
+
+@dataclass(slots=True)
+class Attempted(Generic[T]):
+    value: T
+    attempts: int
+    latency_s: float
+    """Wall time of the successful attempt."""
+
+
+async def call_with_retry(
+    attempt: Callable[[], Awaitable[T]],
+    policy: RetryPolicy,
+    limiter: AdaptiveLimiter | None = None,
+) -> Attempted[T]:
+    """Run ``attempt`` until it succeeds, fails permanently or runs out of retries.
+
+    Each attempt holds a limiter slot and is bounded by ``policy.timeout_s``. The
+    final failure is re-raised as a :class:`CallError` whose ``attempts`` says how
+    many tries were made.
+    """
+    tries = 0
+    latency = 0.0
+
+    async def one() -> T:
+        nonlocal tries, latency
+        tries += 1
+        started = time.perf_counter()
+        if limiter is None:
+            value = await _timed(attempt, policy.timeout_s)
+        else:
+            async with limiter.slot():
+                started = time.perf_counter()
+                try:
+                    value = await _timed(attempt, policy.timeout_s)
+                except CallError as exc:
+                    if exc.rate_limited:
+                        limiter.on_rate_limited(exc.retry_after)
+                    raise
+                limiter.on_success()
+        latency = time.perf_counter() - started
+        return value
+
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(policy.retries + 1),
+        wait=_Wait(policy),
+        retry=retry_if_exception(_is_retryable),
+        reraise=True,
+    )
+    try:
+        async for try_state in retrying:
+            with try_state:
+                value = await one()
+    except CallError as exc:
+        exc.attempts = tries
+        raise
+    return Attempted(value, tries, latency)
+
+
+async def _timed(attempt: Callable[[], Awaitable[T]], timeout_s: float | None) -> T:
+    if timeout_s is None:
+        return await attempt()
+    try:
+        async with asyncio.timeout(timeout_s):
+            return await attempt()
+    except TimeoutError:
+        raise CallError(f"timed out after {timeout_s:g} s", retryable=True) from None

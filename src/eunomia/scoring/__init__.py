@@ -1,0 +1,20 @@
+"""Scoring: per test case (SGI comparison) and across the cases of a scenario."""
+
+from eunomia.scoring._sgi import CaseScore, CriterionResult, MismatchPair, score_case
+from eunomia.scoring._summary import (
+    CriterionStats,
+    Failure,
+    InstructionStats,
+    ScenarioSummary,
+)
+
+__all__ = [
+    "CaseScore",
+    "CriterionResult",
+    "CriterionStats",
+    "Failure",
+    "InstructionStats",
+    "MismatchPair",
+    "ScenarioSummary",
+    "score_case",
+]

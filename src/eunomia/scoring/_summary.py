@@ -1,0 +1,134 @@
+"""Metrics across the cases of a scenario, accumulated as each case finishes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from eunomia.records import CaseOutcome, CaseStatus
+from eunomia.scenarios import Scenario
+
+
+@dataclass(slots=True)
+class InstructionStats:
+    expected: int = 0
+    """Scored cases that expected this instruction."""
+    missed: int = 0
+    """... of which did not get it back."""
+    returned_unexpected: int = 0
+    """Scored cases that got it back without expecting it."""
+
+    @property
+    def miss_rate(self) -> float | None:
+        return self.missed / self.expected if self.expected else None
+
+
+@dataclass(slots=True)
+class CriterionStats:
+    cases: int = 0
+    """Scored cases that expected an instruction of this criterion."""
+    missed: int = 0
+    """... of which missed at least one of them."""
+
+    @property
+    def miss_rate(self) -> float | None:
+        return self.missed / self.cases if self.cases else None
+
+
+@dataclass(slots=True)
+class Failure:
+    case: str
+    status: CaseStatus
+    reason: str
+    attempts: int
+
+
+@dataclass(slots=True)
+class ScenarioSummary:
+    """Streaming aggregate: ``add`` each outcome, read the properties at any time."""
+
+    scenario: Scenario
+    total: int = 0
+    scored: int = 0
+    fully_correct: int = 0
+    score_matched: int = 0
+    detected: int = 0
+    score_percent_sum: float = 0.0
+    cost_sum: float = 0.0
+    cost_known: int = 0
+    cost_unknown: int = 0
+    unknown_models: set[str] = field(default_factory=set)
+    request_time_sum: float = 0.0
+    request_timed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    criteria: dict[int, CriterionStats] = field(default_factory=dict)
+    instructions: dict[int, InstructionStats] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.criteria = {c.id: CriterionStats() for c in self.scenario.criteria}
+        self.instructions = {i: InstructionStats() for i in self.scenario.instructions}
+
+    def add(self, outcome: CaseOutcome) -> None:
+        self.total += 1
+        if outcome.request_time_s is not None:
+            self.request_time_sum += outcome.request_time_s
+            self.request_timed += 1
+        self.input_tokens += outcome.cost.input_tokens
+        self.output_tokens += outcome.cost.output_tokens
+        if outcome.cost.details:
+            total_cost = outcome.cost.total_cost
+            if total_cost is None:
+                self.cost_unknown += 1
+                self.unknown_models.update(outcome.cost.unknown_models)
+            else:
+                self.cost_sum += total_cost
+                self.cost_known += 1
+        score = outcome.score
+        if outcome.status is not CaseStatus.SCORED or score is None:
+            self.failures.append(
+                Failure(outcome.case, outcome.status, outcome.error or "unknown", outcome.attempts)
+            )
+            return
+        self.scored += 1
+        self.fully_correct += score.fully_correct
+        self.score_matched += score.score_match
+        self.detected += score.detected_correctly
+        self.score_percent_sum += score.score_percent
+        missing = set(score.missing)
+        expected = set(score.expected)
+        touched: dict[int, bool] = {}
+        for i in score.expected:
+            stats = self.instructions[i]
+            stats.expected += 1
+            missed = i in missing
+            stats.missed += missed
+            cid = self.scenario.instructions[i].criterion_id
+            touched[cid] = touched.get(cid, False) or missed
+        for i in score.returned:
+            if i not in expected:
+                self.instructions[i].returned_unexpected += 1
+        for cid, missed in touched.items():
+            self.criteria[cid].cases += 1
+            self.criteria[cid].missed += missed
+
+    @property
+    def failed(self) -> int:
+        return self.total - self.scored
+
+    @property
+    def average_score_percent(self) -> float | None:
+        return self.score_percent_sum / self.scored if self.scored else None
+
+    @property
+    def total_cost(self) -> float | None:
+        """Sum of the known costs; ``None`` when no case had a known cost."""
+        return self.cost_sum if self.cost_known else None
+
+    @property
+    def average_cost(self) -> float | None:
+        return self.cost_sum / self.cost_known if self.cost_known else None
+
+    @property
+    def average_request_time_s(self) -> float | None:
+        return self.request_time_sum / self.request_timed if self.request_timed else None

@@ -1,0 +1,147 @@
+"""The ``athena`` target: an Athena feedback module (or module manager) over HTTP."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp
+from pydantic import ValidationError
+
+from eunomia import defaults
+from eunomia.athena import parse_feedback_response
+from eunomia.errors import EunomiaError, redact
+from eunomia.scenarios import Scenario, TestCase
+from eunomia.scheduler import CallError, parse_retry_after, retryable_status
+from eunomia.targets._base import TargetResponse
+
+_BODY_SNIPPET = 300
+
+
+def check_http_url(url: str, what: str = "server URL") -> str:
+    """Only absolute http(s) URLs are accepted as targets."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise EunomiaError(f"invalid {what} {url!r}: only absolute http:// or https:// URLs")
+    return url
+
+
+class AthenaTarget:
+    """POSTs each test case to ``feedback_suggestions`` and parses the answer.
+
+    The URL is ``server_url`` when given, otherwise each scenario's own. The secret
+    goes into the ``Authorization`` header only; it is removed from every error text.
+    """
+
+    def __init__(
+        self,
+        server_url: str | None = None,
+        *,
+        secret: str | None = None,
+        x_server_url: str = defaults.ATHENA_X_SERVER_URL,
+        extra_headers: dict[str, str] | None = None,
+        max_connections: int = defaults.CONCURRENCY,
+    ) -> None:
+        self.server_url = check_http_url(server_url) if server_url else None
+        self._secret = secret
+        self._headers = {"Content-Type": "application/json", "X-Server-URL": x_server_url}
+        self._headers.update(extra_headers or {})
+        if secret:
+            self._headers["Authorization"] = secret
+        self._max_connections = max(1, max_connections)
+        self._session: aiohttp.ClientSession | None = None
+        self._exercise_json: dict[str, str] = {}
+        self.name = f"athena:{self.server_url}" if self.server_url else "athena"
+
+    def url_for(self, scenario: Scenario) -> str:
+        if self.server_url:
+            return self.server_url
+        if not scenario.server_url:
+            raise EunomiaError(
+                f"scenario {scenario.name!r} has no server_url in its manifest; "
+                "give one with --server-url"
+            )
+        return check_http_url(scenario.server_url, f"server_url of scenario {scenario.name!r}")
+
+    async def open(self) -> None:
+        if self._session is None:
+            connector = aiohttp.TCPConnector(limit=self._max_connections, limit_per_host=0)
+            # Timeouts are enforced per attempt by the scheduler.
+            self._session = aiohttp.ClientSession(
+                connector=connector, timeout=aiohttp.ClientTimeout(total=None)
+            )
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def request_body(self, scenario: Scenario, case: TestCase) -> bytes:
+        """The JSON body; the exercise part is serialised once per scenario."""
+        exercise = self._exercise_json.get(scenario.name)
+        if exercise is None:
+            exercise = json.dumps(scenario.athena_exercise().wire(), ensure_ascii=False)
+            self._exercise_json[scenario.name] = exercise
+        submission = json.dumps(
+            {
+                "id": case.submission_id,
+                "exerciseId": scenario.exercise.id,
+                "model": case.submission,
+                "meta": {},
+            },
+            ensure_ascii=False,
+        )
+        return f'{{"exercise":{exercise},"submission":{submission},"isGraded":true}}'.encode()
+
+    def _fail(self, reason: str, **kw: Any) -> CallError:
+        return CallError(redact(reason, [self._secret or ""]), **kw)
+
+    async def feedback(self, scenario: Scenario, case: TestCase) -> TargetResponse:
+        if self._session is None:
+            await self.open()
+        assert self._session is not None
+        url = self.url_for(scenario)
+        try:
+            async with self._session.post(
+                url, data=self.request_body(scenario, case), headers=self._headers
+            ) as response:
+                status = response.status
+                body = await response.read()
+                retry_after = parse_retry_after(response.headers.get("Retry-After"))
+        except aiohttp.ClientConnectorError as exc:
+            raise self._fail(f"cannot connect to {url}: {exc.os_error}", retryable=True) from None
+        except (aiohttp.ClientError, ConnectionError) as exc:
+            detail = str(exc) or type(exc).__name__
+            raise self._fail(f"connection error: {detail}", retryable=True) from None
+
+        text = body.decode("utf-8", errors="replace")
+        if status >= 400:
+            snippet = " ".join(text[:_BODY_SNIPPET].split())
+            raise self._fail(
+                f"HTTP {status}: {snippet}" if snippet else f"HTTP {status}",
+                retryable=retryable_status(status),
+                status=status,
+                retry_after=retry_after,
+                rate_limited=status == 429,
+            )
+        try:
+            payload = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise self._fail(
+                f"response is not JSON ({exc.msg} at char {exc.pos} of {len(text)})",
+                retryable=True,
+                status=status,
+            ) from None
+        try:
+            parsed = parse_feedback_response(payload)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"]) or "<body>"
+            raise self._fail(
+                f"response has the wrong shape: {where}: {first['msg']} "
+                f"({exc.error_count()} problem(s))",
+                retryable=True,
+                status=status,
+            ) from None
+        return TargetResponse(feedback=parsed.data, usage=parsed.meta.llm_requests, raw=payload)

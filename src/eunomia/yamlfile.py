@@ -1,0 +1,121 @@
+"""Safe YAML loading that remembers on which line every key path starts.
+
+Used by every file format (manifests, price files, task suites, configs) so
+errors can name the file, the key path and the line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from eunomia.errors import (
+    Diagnostic,
+    Severity,
+    error,
+    from_validation_error,
+    from_yaml_error,
+    key_path,
+)
+
+M = TypeVar("M", bound=BaseModel)
+
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+Path_ = tuple[int | str, ...]
+
+
+@dataclass(slots=True)
+class YamlDocument:
+    path: Path
+    data: Any
+    lines: dict[Path_, int] = field(default_factory=dict)
+
+    def line_of(self, loc: Sequence[int | str]) -> int | None:
+        """Line of the deepest known prefix of ``loc`` (1-based)."""
+        parts = tuple(loc)
+        while parts:
+            if parts in self.lines:
+                return self.lines[parts]
+            parts = parts[:-1]
+        return self.lines.get((), None)
+
+
+class YamlFileError(Exception):
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(str(diagnostic))
+        self.diagnostic = diagnostic
+
+
+def _walk(node: yaml.Node, here: Path_, out: dict[Path_, int]) -> None:
+    out[here] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key: int | str = key_node.value if isinstance(key_node, yaml.ScalarNode) else "?"
+            out[(*here, key)] = key_node.start_mark.line + 1
+            _walk(value_node, (*here, key), out)
+            out[(*here, key)] = key_node.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _walk(item, (*here, index), out)
+
+
+def parse_yaml(text: str, path: Path) -> YamlDocument:
+    """Parse YAML text safely; raises :class:`YamlFileError` with file and line on bad YAML."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return YamlDocument(path, None)
+        data = loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        raise YamlFileError(from_yaml_error(path, exc)) from None
+    finally:
+        loader.dispose()
+    lines: dict[Path_, int] = {}
+    _walk(node, (), lines)
+    return YamlDocument(path, data, lines)
+
+
+def read_yaml(path: Path) -> YamlDocument:
+    """Read and parse a YAML file; raises :class:`YamlFileError` on unreadable or bad YAML."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        raise YamlFileError(error(path, reason)) from None
+    except OSError as exc:
+        raise YamlFileError(error(path, f"cannot read file: {exc.strerror or exc}")) from None
+    return parse_yaml(text, path)
+
+
+def validation_diagnostics(doc: YamlDocument, exc: ValidationError) -> list[Diagnostic]:
+    """Pydantic errors as diagnostics with key path and line number."""
+    out: list[Diagnostic] = []
+    for diag, err in zip(
+        from_validation_error(doc.path, exc), exc.errors(include_url=False), strict=True
+    ):
+        line = doc.line_of(err["loc"])
+        out.append(Diagnostic(diag.severity, diag.file, diag.message, diag.key, line))
+    return out
+
+
+def validate_document(
+    doc: YamlDocument, model: type[M]
+) -> tuple[M | None, list[Diagnostic]]:
+    try:
+        return model.model_validate(doc.data), []
+    except ValidationError as exc:
+        return None, validation_diagnostics(doc, exc)
+
+
+def diag_at(
+    doc: YamlDocument, loc: Sequence[int | str], message: str, severity: Severity = Severity.ERROR
+) -> Diagnostic:
+    """A diagnostic for a key path of this document, with its line."""
+    return Diagnostic(severity, doc.path, message, key_path(loc), doc.line_of(loc))
