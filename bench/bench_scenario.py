@@ -1,0 +1,107 @@
+"""Benchmark: a scenario of N SGI test cases against a fast local Athena-contract server.
+
+Measures Eunomia end to end (loading excluded): scheduling, HTTP, scoring, pricing,
+per-case JSON files and tables. Prints cases/s and Eunomia CPU ms per case, and the
+concurrency efficiency at a given server latency.
+
+    python bench/bench_scenario.py --cases 5000
+    python bench/bench_scenario.py --cases 1000 --latency 0.2 --concurrency 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from eunomia.runner import CaseSelection, RunOptions, load_all, run_scenarios
+from eunomia.scenarios import discover
+from eunomia.scheduler import RetryPolicy
+from eunomia.targets.athena import AthenaTarget
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "scenarios" / "project_management"
+
+
+def make_scenario(folder: Path, cases: int) -> Path:
+    """Copy the example scenario and replicate its test cases to ``cases`` files."""
+    scenario = folder / "scenarios" / "bench"
+    shutil.copytree(EXAMPLE, scenario, ignore=shutil.ignore_patterns("test_cases", "_*.py"))
+    shutil.copy(ROOT / "examples" / "scenarios" / "llm_cost.yml", folder / "scenarios")
+    sources = sorted((EXAMPLE / "test_cases").glob("*.json"))
+    out = scenario / "test_cases"
+    out.mkdir()
+    for i in range(cases):
+        shutil.copy(sources[i % len(sources)], out / f"case_{i:06d}.json")
+    return scenario
+
+
+def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "fast_athena_server.py"), "--latency", str(latency)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    url = json.loads(proc.stdout.readline())["url"]
+    return proc, url
+
+
+async def run(scenario: Path, url: str, concurrency: int, results: Path) -> tuple[float, float, int]:
+    sources, _ = discover([scenario])
+    loaded, _ = load_all(sources)
+    cases = len(loaded[0].scenario.test_cases)
+    target = AthenaTarget(url, max_connections=concurrency)
+    options = RunOptions(concurrency, RetryPolicy(retries=0, timeout_s=60))
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    report = await run_scenarios(loaded, target, run_name="bench", results_dir=results,
+                                 options=options, selection=CaseSelection())
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    assert report.failed_cases == 0, f"{report.failed_cases} cases failed"
+    return wall, cpu, cases
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", type=int, default=5000)
+    parser.add_argument("--concurrency", type=int, default=100)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--min-rate", type=float, default=None, help="fail below this cases/s")
+    parser.add_argument("--max-cpu-ms", type=float, default=None, help="fail above this")
+    parser.add_argument("--max-ratio", type=float, default=None,
+                        help="fail when wall time exceeds this multiple of the ideal")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        scenario = make_scenario(Path(tmp), args.cases)
+        proc, url = start_server(args.latency)
+        try:
+            wall, cpu, cases = asyncio.run(run(scenario, url, args.concurrency, Path(tmp) / "res"))
+        finally:
+            proc.terminate()
+            proc.wait()
+    rate = cases / wall
+    cpu_ms = 1000 * cpu / cases
+    ideal = cases * args.latency / args.concurrency if args.latency else None
+    print(f"cases={cases} concurrency={args.concurrency} latency={args.latency}s "
+          f"wall={wall:.2f}s rate={rate:.0f} cases/s cpu={cpu_ms:.3f} ms/case"
+          + (f" ideal={ideal:.2f}s ratio={wall / ideal:.2f}" if ideal else ""))
+    ok = True
+    if args.min_rate is not None and rate < args.min_rate:
+        print(f"MISS: rate {rate:.0f} < target {args.min_rate:.0f} cases/s")
+        ok = False
+    if args.max_cpu_ms is not None and cpu_ms > args.max_cpu_ms:
+        print(f"MISS: cpu {cpu_ms:.3f} > target {args.max_cpu_ms} ms/case")
+        ok = False
+    if args.max_ratio is not None and ideal and wall / ideal > args.max_ratio:
+        print(f"MISS: wall/ideal {wall / ideal:.2f} > target {args.max_ratio}")
+        ok = False
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""A fast Athena-contract server for benchmarks: answers at once (or after --latency).
+
+It answers every request with the SGI ids listed in the submission's ``meta`` or, by
+default, the first instruction of each criterion. Run it as its own process so its
+CPU is not counted as Eunomia's:
+
+    python bench/fast_athena_server.py --port 0 --latency 0.2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from aiohttp import web
+
+
+async def handle(request: web.Request) -> web.Response:
+    body = await request.json()
+    latency = request.app["latency"]
+    if latency:
+        await asyncio.sleep(latency)
+    criteria = body["exercise"]["gradingCriteria"]
+    data = [
+        {
+            "id": None,
+            "title": c["title"],
+            "description": "ok",
+            "credits": c["structuredGradingInstructions"][0]["credits"],
+            "structuredGradingInstructionId": c["structuredGradingInstructions"][0]["id"],
+            "isGraded": False,
+            "meta": {},
+            "exerciseId": body["exercise"]["id"],
+            "submissionId": body["submission"]["id"],
+            "elementIds": [],
+        }
+        for c in criteria
+    ]
+    meta = {"llmRequests": [{"model": "gpt-4o", "numInputTokens": 1000,
+                             "numOutputTokens": 100, "numTotalTokens": 1100}]}
+    return web.json_response({"data": data, "meta": meta})
+
+
+async def main(port: int, latency: float) -> None:
+    app = web.Application(client_max_size=64 * 1024 * 1024)
+    app["latency"] = latency
+    app.router.add_post("/feedback_suggestions", handle)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", port, backlog=1024)
+    await site.start()
+    real_port = runner.addresses[0][1]
+    print(json.dumps({"url": f"http://127.0.0.1:{real_port}/feedback_suggestions"}), flush=True)
+    await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args()
+    try:
+        asyncio.run(main(args.port, args.latency))
+    except KeyboardInterrupt:
+        sys.exit(0)

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# README command 2 (and CI): set up with the dev tools, then lint, type-check and test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --dev
+echo "==> ruff"
+.venv/bin/ruff check .
+echo "==> mypy"
+.venv/bin/mypy
+echo "==> pytest"
+exec .venv/bin/pytest "$@"
