@@ -52,7 +52,9 @@ def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
     return proc, url
 
 
-async def run(scenario: Path, url: str, concurrency: int, results: Path) -> tuple[float, float, int]:
+async def run(
+    scenario: Path, url: str, concurrency: int, results: Path
+) -> tuple[float, float, int]:
     sources, _ = discover([scenario])
     loaded, _ = load_all(sources)
     cases = len(loaded[0].scenario.test_cases)

@@ -66,6 +66,8 @@ LOCAL_CONTEXT_TOKENS: Final = 8192
 """Context window the local model is loaded with (prompt + answer)."""
 LOCAL_THREADS: Final[int | None] = None
 """CPU threads for local inference; ``None`` means every core of the machine."""
+LOCAL_THREADS_ENV: Final = "EUNOMIA_LOCAL_THREADS"
+"""Environment variable overriding the thread count (fewer when other work shares the CPU)."""
 MODEL_CACHE_ENV: Final = "EUNOMIA_CACHE_DIR"
 """Environment variable overriding the cache folder (assembled weights go in ``models/``)."""
 MODEL_CONFIG_FILE: Final = "models.yml"
@@ -78,3 +80,27 @@ OPENAI_API_KEY_ENV: Final = "OPENAI_API_KEY"
 """Environment variable with the key of the ``openai`` provider."""
 ANTHROPIC_API_KEY_ENV: Final = "ANTHROPIC_API_KEY"
 """Environment variable with the key of the ``anthropic`` provider."""
+
+# --- built-in LLM feedback engine (eunomia.engine, --target llm:<spec>, serve) ---------
+ENGINE_SERVER_HOST: Final = "127.0.0.1"
+"""Address ``eunomia serve`` binds."""
+ENGINE_SERVER_PORT: Final = 5008
+"""Port ``eunomia serve`` listens on (Athena modules' usual port)."""
+ENGINE_MODULE_NAME: Final = "module_modeling_llm"
+"""Module name in the module-manager path of ``eunomia serve``."""
+ENGINE_SYSTEM_TEMPLATE: Final = "system.txt"
+"""File name of the system prompt template (in the engine's prompts folder or --prompt-dir)."""
+ENGINE_USER_TEMPLATE: Final = "user.txt"
+"""File name of the user prompt template."""
+ENGINE_FEEDBACK_MAX_CHARS: Final[int | None] = 160
+"""``maxLength`` of each feedback sentence in the answer schema (bounds generation time)."""
+ENGINE_TOKENS_PER_CRITERION: Final = 80
+"""Answer budget per criterion; ``max_tokens`` = this x criteria + ENGINE_TOKENS_BASE."""
+ENGINE_TOKENS_BASE: Final = 32
+"""Fixed part of the answer budget (braces, keys)."""
+
+# --- run store and cache ---------------------------------------------------------
+STORE_FILE: Final = "eunomia.db"
+"""The run store, inside the results folder unless ``--store`` says otherwise."""
+STORE_BUSY_TIMEOUT_S: Final = 5.0
+"""How long to wait for a database locked by another process before failing clearly."""

@@ -111,7 +111,21 @@ def from_validation_error(
     return out
 
 
-def from_yaml_error(file: Path, exc: yaml.YAMLError) -> Diagnostic:
+def _tab_at(exc: yaml.MarkedYAMLError, text: str | None) -> bool:
+    """Whether the error is at a tab. The C loader does not name the character, so the
+    offending line of the source text is inspected when it is given."""
+    if "\\t" in str(exc) or "\t" in str(exc):
+        return True
+    mark = exc.problem_mark
+    if mark is None or text is None:
+        return False
+    lines = text.splitlines()
+    if not 0 <= mark.line < len(lines):
+        return False
+    return "\t" in lines[mark.line][: mark.column + 1]
+
+
+def from_yaml_error(file: Path, exc: yaml.YAMLError, text: str | None = None) -> Diagnostic:
     """A malformed YAML file: the file, the line and the cause, in one line."""
     line: int | None = None
     column: int | None = None
@@ -121,7 +135,7 @@ def from_yaml_error(file: Path, exc: yaml.YAMLError) -> Diagnostic:
             line, column = mark.line + 1, mark.column + 1
         parts = [p for p in (exc.context, exc.problem) if p]
         cause = "; ".join(parts) or "malformed YAML"
-        if "\t" in str(exc) or "'\\t'" in cause:
+        if _tab_at(exc, text):
             cause += " (YAML does not allow tab characters for indentation)"
     else:
         cause = str(exc).splitlines()[0] if str(exc) else "malformed YAML"
@@ -129,7 +143,8 @@ def from_yaml_error(file: Path, exc: yaml.YAMLError) -> Diagnostic:
 
 
 _SECRETISH = re.compile(
-    r"(?i)(authorization|api[-_]?key|secret|token)(['\"]?\s*[:=]\s*['\"]?)[^\s'\",}]+"
+    r"(?i)(authorization|api[-_]?key|secret|token)(['\"]?\s*[:=]\s*['\"]?)"
+    r"(?:(?:bearer|basic|token)\s+)?[^\s'\",}]+"
 )
 
 

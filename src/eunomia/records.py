@@ -35,6 +35,11 @@ class CaseOutcome:
     feedback: list[AthenaFeedback] = field(default_factory=list)
     raw: Any = None
     repeat: int = 0
+    target: str = ""
+    cached: bool = False
+    """The response came from the cache: no request was made."""
+    request_hash: str | None = None
+    response_hash: str | None = None
 
     @property
     def ok(self) -> bool:

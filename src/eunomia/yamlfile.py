@@ -74,7 +74,7 @@ def parse_yaml(text: str, path: Path) -> YamlDocument:
             return YamlDocument(path, None)
         data = loader.construct_document(node)
     except yaml.YAMLError as exc:
-        raise YamlFileError(from_yaml_error(path, exc)) from None
+        raise YamlFileError(from_yaml_error(path, exc, text)) from None
     finally:
         loader.dispose()
     lines: dict[Path_, int] = {}

@@ -12,6 +12,12 @@ from eunomia.athena._contract import (
     ResponseMeta,
     parse_feedback_response,
 )
+from eunomia.athena._module_server import (
+    GradeFunction,
+    create_module_app,
+    module_url,
+    start_module_server,
+)
 
 __all__ = [
     "AthenaExercise",
@@ -21,7 +27,11 @@ __all__ = [
     "AthenaSubmission",
     "FeedbackRequest",
     "FeedbackResponse",
+    "GradeFunction",
     "LLMRequestUsage",
     "ResponseMeta",
+    "create_module_app",
+    "module_url",
     "parse_feedback_response",
+    "start_module_server",
 ]

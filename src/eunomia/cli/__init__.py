@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import typer
+
 from eunomia.cli._app import app
 from eunomia.errors import EunomiaError
 
@@ -13,15 +15,26 @@ def main() -> None:
     from rich.console import Console
     from rich.markup import escape
 
+    err = Console(stderr=True, highlight=False)
     try:
-        app(standalone_mode=False)
+        # standalone_mode=False: click returns the exit code instead of exiting, and
+        # leaves usage errors to us, so every failure is printed without a traceback.
+        code = app(standalone_mode=False)
     except EunomiaError as exc:
-        Console(stderr=True, highlight=False).print(f"[red]error:[/] {escape(str(exc))}",
-                                                    soft_wrap=True)
+        err.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
         sys.exit(2)
-    except KeyboardInterrupt:
-        Console(stderr=True).print("[yellow]interrupted[/]: finished cases are saved")
+    except (KeyboardInterrupt, typer.Abort):
+        err.print("[yellow]interrupted[/]: finished cases are kept in the run store; "
+                  "continue with --resume RUN")
         sys.exit(130)
+    except typer.TyperException as exc:  # usage errors: a message, exit code 2, no traceback
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()
+        else:
+            err.print(f"[red]error:[/] {escape(str(exc))}")
+        sys.exit(int(getattr(exc, "exit_code", 2)))
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 __all__ = ["app", "main"]

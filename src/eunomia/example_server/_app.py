@@ -1,43 +1,39 @@
-"""The aiohttp application: the Athena ``feedback_suggestions`` HTTP contract."""
+"""The aiohttp application: the rule-based grader behind the Athena module contract.
+
+The HTTP side (headers, validation, paths, errors) is
+:func:`eunomia.athena.create_module_app`; this module only grades.
+"""
 
 from __future__ import annotations
 
-import hmac
 import json
-from typing import Any
 
 from aiohttp import web
-from pydantic import ValidationError
 
 from eunomia.apollon import parse_diagram
-from eunomia.athena import FeedbackRequest
-from eunomia.errors import join_key
+from eunomia.athena import AthenaFeedback, FeedbackRequest, LLMRequestUsage, create_module_app
+from eunomia.athena._module_server import (
+    DEFAULT_MODULE_NAME,
+    MAX_BODY_BYTES,
+    MODULE_PATH,
+    manager_path,
+)
 from eunomia.example_server.grading import grade
 
 MODEL_NAME = "eunomia-example-rules"
 """The ``model`` reported in ``meta.llmRequests`` (priced at 0.0 in ``llm_cost.yml``)."""
-MODULE_NAME = "module_modeling_llm"
-MODULE_PATH = "/feedback_suggestions"
-MANAGER_PATH = f"/modules/modeling/{MODULE_NAME}/feedback_suggestions"
-MAX_BODY_BYTES = 16 * 1024 * 1024
+MODULE_NAME = DEFAULT_MODULE_NAME
+MANAGER_PATH = manager_path(MODULE_NAME)
 
-SECRET: web.AppKey[str | None] = web.AppKey("secret", str)
-
-
-def _error(status: int, message: str, detail: list[dict[str, Any]] | None = None) -> web.Response:
-    body: dict[str, Any] = {"error": message}
-    if detail is not None:
-        body["detail"] = detail
-    return web.json_response(body, status=status)
-
-
-def _unprocessable(exc: ValidationError, prefix: str) -> web.Response:
-    detail = [
-        {"loc": join_key(prefix, err["loc"]) or "body", "msg": err["msg"], "type": err["type"]}
-        for err in exc.errors(include_url=False)
-    ]
-    first = detail[0]
-    return _error(422, f"invalid request: {first['loc']}: {first['msg']}", detail)
+__all__ = [
+    "MANAGER_PATH",
+    "MAX_BODY_BYTES",
+    "MODEL_NAME",
+    "MODULE_NAME",
+    "MODULE_PATH",
+    "create_app",
+    "grade_request",
+]
 
 
 def _estimate_tokens(text: str) -> int:
@@ -45,66 +41,23 @@ def _estimate_tokens(text: str) -> int:
     return len(text) // 4
 
 
-def _authorized(request: web.Request) -> web.Response | None:
-    """The 401 answer for a request without the required headers, or ``None``."""
-    secret = request.app[SECRET]
-    if secret is not None:
-        given = request.headers.get("Authorization", "")
-        if not hmac.compare_digest(given.encode(), secret.encode()):
-            return _error(401, "invalid or missing Authorization header")
-    if not request.headers.get("X-Server-URL"):
-        return _error(401, "missing X-Server-URL header")
-    return None
-
-
-async def feedback_suggestions(request: web.Request) -> web.Response:
-    """``POST .../feedback_suggestions``: rule-based feedback on a class diagram."""
-    denied = _authorized(request)
-    if denied is not None:
-        return denied
-    text = await request.text()
-    try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        detail = [{"loc": "body", "msg": str(exc), "type": "json_invalid"}]
-        return _error(422, f"invalid request: body is not JSON: {exc}", detail)
-    try:
-        body = FeedbackRequest.model_validate(payload)
-    except ValidationError as exc:
-        return _unprocessable(exc, "")
-    try:
-        diagram = parse_diagram(json.loads(body.submission.model))
-    except json.JSONDecodeError as exc:
-        detail = [{"loc": "submission.model", "msg": str(exc), "type": "json_invalid"}]
-        return _error(422, f"invalid request: submission.model is not JSON: {exc}", detail)
-    except ValidationError as exc:
-        return _unprocessable(exc, "submission.model")
-
-    feedback = grade(body.exercise, body.submission.id, diagram)
-    data = [item.wire() for item in feedback]
-    num_in = _estimate_tokens(text)
-    num_out = _estimate_tokens(json.dumps(data))
-    usage = {
-        "model": MODEL_NAME,
-        "numInputTokens": num_in,
-        "numOutputTokens": num_out,
-        "numTotalTokens": num_in + num_out,
-    }
-    response: dict[str, Any] = {"data": data, "meta": {"llmRequests": [usage]}}
-    if request.path == MANAGER_PATH:  # the module manager wraps a module's answer
-        response = {"module_name": MODULE_NAME, "status": 200, **response}
-    return web.json_response(response)
-
-
-async def health(_: web.Request) -> web.Response:
-    return web.json_response({"status": "ok"})
+async def grade_request(
+    request: FeedbackRequest,
+) -> tuple[list[AthenaFeedback], list[LLMRequestUsage]]:
+    """Rule-based feedback on a class diagram, with estimated token counts."""
+    diagram = parse_diagram(json.loads(request.submission.model))
+    feedback = grade(request.exercise, request.submission.id, diagram)
+    num_in = _estimate_tokens(json.dumps(request.wire()))
+    num_out = _estimate_tokens(json.dumps([item.wire() for item in feedback]))
+    usage = LLMRequestUsage(
+        model=MODEL_NAME,
+        num_input_tokens=num_in,
+        num_output_tokens=num_out,
+        num_total_tokens=num_in + num_out,
+    )
+    return feedback, [usage]
 
 
 def create_app(secret: str | None = None) -> web.Application:
     """The example feedback server; with a ``secret``, requests need ``Authorization: <secret>``."""
-    app = web.Application(client_max_size=MAX_BODY_BYTES)
-    app[SECRET] = secret
-    app.router.add_post(MODULE_PATH, feedback_suggestions)
-    app.router.add_post(MANAGER_PATH, feedback_suggestions)
-    app.router.add_get("/health", health)
-    return app
+    return create_module_app(grade_request, secret=secret, module_name=MODULE_NAME)

@@ -1,5 +1,12 @@
 """Result files written from a run (CSV tables and JSON)."""
 
+from eunomia.exports._from_store import (
+    ExportedScenario,
+    export_run,
+    iter_outcomes,
+    outcome_from_row,
+    target_slug,
+)
 from eunomia.exports._scenario_files import (
     CASE_COLUMNS,
     ScenarioExporter,
@@ -11,9 +18,14 @@ from eunomia.exports._scenario_files import (
 
 __all__ = [
     "CASE_COLUMNS",
+    "ExportedScenario",
     "ScenarioExporter",
     "case_json",
     "case_row",
+    "export_run",
+    "iter_outcomes",
+    "outcome_from_row",
     "summary_json",
     "summary_rows",
+    "target_slug",
 ]

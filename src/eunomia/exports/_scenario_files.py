@@ -38,6 +38,7 @@ CASE_COLUMNS = (
     "Wrong > Points",
     "Status",
     "Error",
+    "Repeat",
 )
 
 
@@ -94,6 +95,8 @@ def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
         "error": outcome.error,
         "attempts": outcome.attempts,
         "repeat": outcome.repeat,
+        "target": outcome.target,
+        "cached": outcome.cached,
         "request_time_s": outcome.request_time_s,
     }
     if s is not None:
@@ -148,6 +151,7 @@ def case_row(outcome: CaseOutcome) -> list[str]:
         str(s.wrong_more) if s else "",
         outcome.status.value,
         outcome.error or "",
+        str(outcome.repeat),
     ]
 
 
@@ -158,7 +162,7 @@ def summary_rows(summary: ScenarioSummary) -> list[tuple[str, str]]:
         ("Fully Correct Cases", str(summary.fully_correct)),
         ("Score Matched Count", str(summary.score_matched)),
         ("Average Test Case Score", _num(summary.average_score_percent, 4)),
-        ("Correctly Detected Test Cases / Total Cases", f"{summary.detected}/{summary.scored}"),
+        ("Correctly Detected Test Cases / Total Cases", f"{summary.detected}/{summary.total}"),
         ("Total Cost", _num(summary.total_cost)),
         ("Average Cost", _num(summary.average_cost)),
         ("Average Request Time (s)", _num(summary.average_request_time_s, 3)),
@@ -273,7 +277,7 @@ class ScenarioExporter:
                                summary_rows(summary)),
             t / "scenario_summary.csv",
         )
-        rows = sorted(self._rows, key=lambda r: r[0])
+        rows = sorted(self._rows, key=lambda r: (r[0], int(r[-1])))
         self._guard(lambda: _write_csv(t / "test_case_results.csv", CASE_COLUMNS, rows),
                     t / "test_case_results.csv")
         self._guard(

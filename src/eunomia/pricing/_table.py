@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat
 
@@ -113,6 +114,13 @@ class PriceTable:
 
     def models(self) -> list[str]:
         return list(self._prices)
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: price.model_dump() for name, price in self._prices.items()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PriceTable:
+        return cls({name: ModelPrice.model_validate(p) for name, p in data.items()})
 
     def merged(self, other: PriceTable) -> PriceTable:
         """A new table with ``other``'s prices taking precedence."""

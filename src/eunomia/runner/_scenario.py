@@ -1,13 +1,16 @@
-"""Run the test cases of one scenario against a target: schedule, score, price, stream out."""
+"""Run the test cases of one scenario against a target: cache, schedule, score, price."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from eunomia import defaults
-from eunomia.pricing import PriceTable, TokenCount
+from eunomia.errors import EunomiaError
+from eunomia.pricing import PriceTable
 from eunomia.records import CaseOutcome, CaseStatus
 from eunomia.scenarios import Scenario, TestCase
 from eunomia.scheduler import (
@@ -17,8 +20,9 @@ from eunomia.scheduler import (
     call_with_retry,
     stream_results,
 )
-from eunomia.scoring import score_case
-from eunomia.targets import FeedbackTarget
+from eunomia.scoring import build_outcome
+from eunomia.store import RunStore
+from eunomia.targets import FeedbackTarget, TargetResponse
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,54 +33,86 @@ class RunOptions:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
 
 
+@dataclass(frozen=True, slots=True)
+class CaseJob:
+    case: TestCase
+    repeat: int = 0
+
+
 OutcomeSink = Callable[[CaseOutcome], None]
+
+
+def cache_key(identity: str, request_hash: str, repeat: int) -> str:
+    """Everything that changes the answer, and nothing operational."""
+    return hashlib.sha256(f"{identity}\x00{request_hash}\x00{repeat}".encode()).hexdigest()
 
 
 async def run_scenario(
     scenario: Scenario,
-    cases: Sequence[TestCase],
+    jobs: Iterable[CaseJob],
     target: FeedbackTarget,
     prices: PriceTable,
     options: RunOptions,
     on_outcome: OutcomeSink,
+    *,
+    store: RunStore | None = None,
+    use_cache: bool = True,
+    limiter: AdaptiveLimiter | None = None,
 ) -> None:
-    """Evaluate ``cases``; every case ends as exactly one outcome passed to ``on_outcome``."""
-    limiter = AdaptiveLimiter(options.concurrency)
+    """Evaluate every job; each ends as exactly one outcome passed to ``on_outcome``.
 
-    async def job(case: TestCase) -> CaseOutcome:
+    With a store, requests and responses are stored and the response cache is used
+    (unless ``use_cache`` is false: then answers are fetched anew and the cache refreshed).
+    """
+    limiter = limiter or AdaptiveLimiter(options.concurrency)
+
+    async def job(cj: CaseJob) -> CaseOutcome:
+        case = cj.case
+        request_hash: str | None = None
+        key: str | None = None
         try:
+            if store is not None:
+                request_hash = store.put_blob(target.describe_request(scenario, case))
+                key = cache_key(target.cache_identity, request_hash, cj.repeat)
+                hit = store.cache_get(key) if use_cache else None
+                if hit is not None:
+                    response = TargetResponse.from_json(store.get_json(hit[0]))
+                    return build_outcome(
+                        scenario, case.name, response, prices, case=case, attempts=0,
+                        latency_s=hit[1], repeat=cj.repeat, target=target.name, cached=True,
+                        request_hash=request_hash, response_hash=hit[0],
+                    )
             got = await call_with_retry(
                 lambda: target.feedback(scenario, case), options.policy, limiter
             )
+            response = got.value
+            latency = response.latency_s or got.latency_s
+            response_hash = None
+            if store is not None and key is not None:
+                response_hash = store.put_json(response.to_json())
+                store.cache_put(key, response_hash, latency)
+            return build_outcome(
+                scenario, case.name, response, prices, case=case, attempts=got.attempts,
+                latency_s=latency, repeat=cj.repeat, target=target.name,
+                request_hash=request_hash, response_hash=response_hash,
+            )
         except CallError as exc:
             return CaseOutcome(
-                scenario.name, case.name, CaseStatus.FAILED,
-                error=exc.reason, attempts=exc.attempts,
+                scenario.name, case.name, CaseStatus.FAILED, error=exc.reason,
+                attempts=exc.attempts, repeat=cj.repeat, target=target.name,
+                request_hash=request_hash,
             )
+        except EunomiaError:
+            raise  # the store cannot be written (disk full, locked): stop the run clearly
         except Exception as exc:  # a bug must not lose the rest of the run
             where = traceback.extract_tb(exc.__traceback__)[-1]
             return CaseOutcome(
                 scenario.name, case.name, CaseStatus.FAILED,
                 error=f"internal error: {type(exc).__name__}: {exc} "
-                      f"({where.filename}:{where.lineno})",
-                attempts=1,
+                      f"({os.path.basename(where.filename)}:{where.lineno})",
+                attempts=1, repeat=cj.repeat, target=target.name, request_hash=request_hash,
             )
-        response = got.value
-        cost = prices.summarize(
-            TokenCount(u.model, u.num_input_tokens, u.num_output_tokens, u.num_cached_input_tokens)
-            for u in response.usage
-        )
-        return CaseOutcome(
-            scenario.name,
-            case.name,
-            CaseStatus.SCORED,
-            score=score_case(scenario, case, response.feedback),
-            attempts=got.attempts,
-            request_time_s=response.latency_s or got.latency_s,
-            cost=cost,
-            feedback=response.feedback,
-            raw=response.raw,
-        )
 
-    async for outcome in stream_results(cases, job, options.concurrency):
+    async for outcome in stream_results(jobs, job, options.concurrency):
         on_outcome(outcome)
+

@@ -1,34 +1,38 @@
-"""A whole run: several scenarios, case selection, results folders, summaries.
+"""A whole run: scenarios × targets × repeats, stored case by case, exported at the end.
 
-The CLI, the tests and the benchmarks all go through :func:`run_scenarios`.
-Per-case files are written as each case finishes; the tables are written when a
-scenario ends *and* when the run is interrupted, so finished work is never lost.
+The CLI, the tests and the benchmarks all go through :func:`run_scenarios`. Every
+finished case is committed to the run store at once; the result files are
+exported from the store when the run ends — also when it is interrupted — so
+finished work is never lost and ``--resume`` continues where a run stopped.
 """
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
-import json
-import os
-import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from eunomia import __version__
+from eunomia import defaults
 from eunomia.errors import Diagnostic, EunomiaError, Severity
-from eunomia.exports import ScenarioExporter
+from eunomia.exports import ExportedScenario, export_run
 from eunomia.pricing import PriceTable, load_price_file
 from eunomia.records import CaseOutcome, CaseStatus
 from eunomia.report import CaseProgress, print_scenario_summary
-from eunomia.runner._scenario import RunOptions, run_scenario
-from eunomia.scenarios import Scenario, ScenarioSource, TestCase, load_scenario
-from eunomia.scoring import ScenarioSummary
+from eunomia.runner._scenario import CaseJob, RunOptions, run_scenario
+from eunomia.scenarios import (
+    InvalidTestCase,
+    Scenario,
+    ScenarioSource,
+    TestCase,
+    load_scenario,
+    scenario_to_json,
+)
+from eunomia.scheduler import AdaptiveLimiter
+from eunomia.store import CaseRow, RunInfo, RunStore, now
 from eunomia.targets import FeedbackTarget
 
 
@@ -47,11 +51,18 @@ class CaseSelection:
             cases = cases[: self.max_cases]
         return cases
 
+    def invalid(self, scenario: Scenario) -> list[InvalidTestCase]:
+        return [b for b in scenario.invalid_cases
+                if not self.patterns or self.matches(scenario.name, b.name)]
+
     def matches(self, scenario: str, case: str) -> bool:
         return any(
             fnmatch.fnmatchcase(case, p) or fnmatch.fnmatchcase(f"{scenario}/{case}", p)
             for p in self.patterns
         )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"patterns": list(self.patterns), "max_cases": self.max_cases}
 
 
 @dataclass(slots=True)
@@ -64,12 +75,19 @@ class LoadedScenario:
 class RunReport:
     run_name: str
     folder: Path
-    summaries: list[ScenarioSummary] = field(default_factory=list)
+    store_path: Path
+    exported: list[ExportedScenario] = field(default_factory=list)
     interrupted: bool = False
+    requests_made: int = 0
+    cache_hits: int = 0
+
+    @property
+    def summaries(self) -> list[Any]:
+        return [e.summary for e in self.exported]
 
     @property
     def failed_cases(self) -> int:
-        return sum(s.failed for s in self.summaries)
+        return sum(e.summary.failed for e in self.exported)
 
 
 def load_all(
@@ -101,106 +119,133 @@ def load_all(
     return loaded, problems
 
 
-def _meta(run_name: str, target: FeedbackTarget, options: RunOptions) -> dict[str, Any]:
-    return {
-        "run_name": run_name,
-        "target": target.name,
-        "eunomia_version": __version__,
-        "concurrency": options.concurrency,
-        "timeout_s": options.policy.timeout_s,
-        "retries": options.policy.retries,
-    }
+def _row(outcome: CaseOutcome) -> CaseRow:
+    s = outcome.score
+    return CaseRow(
+        suite=outcome.scenario, target=outcome.target, case_name=outcome.case,
+        repeat=outcome.repeat, status=outcome.status.value, error=outcome.error,
+        attempts=outcome.attempts, latency_s=outcome.request_time_s, cached=outcome.cached,
+        score=s.score_percent if s is not None else None,
+        input_tokens=outcome.cost.input_tokens, output_tokens=outcome.cost.output_tokens,
+        cost=outcome.cost.total_cost if outcome.cost.details else None,
+        request=outcome.request_hash, response=outcome.response_hash, finished=now(),
+    )
 
 
-def _write_run_file(folder: Path, data: dict[str, Any]) -> None:
-    path = folder / "run.json"
-    tmp = path.with_name("run.json.tmp")
-    try:
-        tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise EunomiaError(f"cannot write {path}: {exc.strerror or exc}") from None
+def open_run(
+    store: RunStore, run_name: str, targets: Sequence[FeedbackTarget],
+    settings: dict[str, Any], *, resume: bool,
+) -> RunInfo:
+    if resume:
+        run = store.require_run(run_name)
+        names = [t.name for t in targets]
+        if run.targets != names:
+            raise EunomiaError(f"run {run_name!r} was made with target(s) {run.targets}, "
+                               f"not {names}")
+        store.set_run_status(run, "running")
+        return run
+    return store.create_run(run_name, "scenarios", [t.name for t in targets], settings)
 
 
 async def run_scenarios(
     loaded: Sequence[LoadedScenario],
-    target: FeedbackTarget,
+    target: FeedbackTarget | Sequence[FeedbackTarget],
     *,
     run_name: str,
     results_dir: Path,
     options: RunOptions,
     selection: CaseSelection = CaseSelection(),
     console: Console | None = None,
+    store_path: Path | None = None,
+    repeats: int = 1,
+    resume: bool = False,
+    retry_failed: bool = False,
+    use_cache: bool = True,
+    settings: dict[str, Any] | None = None,
 ) -> RunReport:
+    """Evaluate every selected case of every scenario on every target, ``repeats`` times.
+
+    ``settings`` (what the CLI needs to resume: paths, target specs...) is stored with
+    the run. With ``resume``, cases already stored are not requested again (failed ones
+    are, with ``retry_failed``).
+    """
+    targets = [target] if not isinstance(target, Sequence) else list(target)
+    if len({t.name for t in targets}) != len(targets):
+        raise EunomiaError("the same target is given twice")
+    if repeats < 1:
+        raise EunomiaError(f"--repeat must be at least 1, got {repeats}")
     console = console or Console(stderr=True, quiet=True)
-    run_folder = results_dir / run_name
-    for item in loaded:
-        existing = run_folder / item.scenario.name / "scenario_results.json"
-        if existing.exists():
-            raise EunomiaError(
-                f"run {run_name!r} already has results for {item.scenario.name!r} in "
-                f"{run_folder}; choose another run name"
-            )
+    store_path = store_path or results_dir / defaults.STORE_FILE
+    store = RunStore(store_path)
+    report = RunReport(run_name, results_dir / run_name, store_path)
     try:
-        run_folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise EunomiaError(f"cannot create {run_folder}: {exc.strerror or exc}") from None
+        run_settings = {**(settings or {}), "repeats": repeats,
+                        "selection": selection.to_json()}
+        run = open_run(store, run_name, targets, run_settings, resume=resume)
+        done = store.finished_keys(run, include_failed=not retry_failed) if resume else set()
+        for item in loaded:
+            store.add_suite(run, item.scenario.name, str(item.scenario.folder),
+                            scenario_to_json(item.scenario), item.prices.to_json())
+        status = "interrupted"
+        try:
+            for tgt in targets:
+                await _run_target(store, run, tgt, loaded, selection, repeats, done, options,
+                                  use_cache, console, report)
+            status = "complete"
+        finally:
+            store.set_run_status(run, status)
+            run = store.require_run(run_name)
+            report.interrupted = status != "complete"
+            report.exported = export_run(store, run, results_dir)
+        for exported in report.exported:
+            print_scenario_summary(console, exported.summary, str(exported.folder))
+        if report.cache_hits:
+            console.print(f"{report.cache_hits} case(s) answered from the cache "
+                          "(no request made); --no-cache to ask again")
+    finally:
+        store.close()
+    return report
 
-    report = RunReport(run_name, run_folder)
-    meta = _meta(run_name, target, options)
-    started = datetime.now(UTC)
-    run_file: dict[str, Any] = {**meta, "started": started.isoformat(), "scenarios": []}
-    _write_run_file(run_folder, run_file)
 
+def _jobs(cases: list[TestCase], repeats: int, scenario: str, target: str,
+          done: set[tuple[str, str, str, int]]) -> Iterator[CaseJob]:
+    for r in range(repeats):
+        for case in cases:
+            if (scenario, target, case.name, r) not in done:
+                yield CaseJob(case, r)
+
+
+async def _run_target(
+    store: RunStore, run: RunInfo, target: FeedbackTarget, loaded: Sequence[LoadedScenario],
+    selection: CaseSelection, repeats: int, done: set[tuple[str, str, str, int]],
+    options: RunOptions, use_cache: bool, console: Console, report: RunReport,
+) -> None:
     await target.open()
     try:
+        limiter = AdaptiveLimiter(options.concurrency)  # one per target, across scenarios
         for item in loaded:
             scenario = item.scenario
             cases = selection.apply(scenario)
-            invalid = [b for b in scenario.invalid_cases
-                       if not selection.patterns or selection.matches(scenario.name, b.name)]
-            folder = run_folder / scenario.name
-            exporter = ScenarioExporter(folder, scenario)
-            scenario_started = time.perf_counter()
-            summary = ScenarioSummary(scenario)
-            finished = False
-            with CaseProgress(console, len(cases) + len(invalid), scenario.name) as progress:
+            jobs = list(_jobs(cases, repeats, scenario.name, target.name, done))
+            invalid = [
+                (b, r) for r in range(repeats) for b in selection.invalid(scenario)
+                if (scenario.name, target.name, b.name, r) not in done
+            ]
+            label = scenario.name if len(run.targets) == 1 else f"{target.name} {scenario.name}"
+            with CaseProgress(console, len(jobs) + len(invalid), label) as progress:
 
-                def record(outcome: CaseOutcome, _e: ScenarioExporter = exporter,
-                           _p: CaseProgress = progress, _s: ScenarioSummary = summary) -> None:
-                    _s.add(outcome)
-                    _e.write_case(outcome)
+                def record(outcome: CaseOutcome, _p: CaseProgress = progress) -> None:
+                    store.record_case(run, _row(outcome))
+                    if outcome.cached:
+                        report.cache_hits += 1
+                    elif outcome.status is not CaseStatus.INVALID:
+                        report.requests_made += outcome.attempts
                     _p.advance(outcome.status is not CaseStatus.SCORED)
 
-                for bad in invalid:
+                for bad, r in invalid:
                     record(CaseOutcome(scenario.name, bad.name, CaseStatus.INVALID,
-                                       error=bad.reason))
-                try:
-                    await run_scenario(scenario, cases, target, item.prices, options, record)
-                    finished = True
-                finally:
-                    scenario_meta = {
-                        **meta,
-                        "started": started.isoformat(),
-                        "duration_s": round(time.perf_counter() - scenario_started, 3),
-                        "complete": finished,
-                        "selected_cases": len(cases) + len(invalid),
-                    }
-                    exporter.finish(summary, scenario_meta)
-                    report.summaries.append(summary)
-                    run_file["scenarios"].append({
-                        "scenario": scenario.name, "complete": finished,
-                        "total_cases": summary.total, "failed_cases": summary.failed,
-                    })
-                    run_file["finished"] = datetime.now(UTC).isoformat()
-                    run_file["complete"] = False
-                    _write_run_file(run_folder, run_file)
-            print_scenario_summary(console, summary, str(folder))
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        report.interrupted = True
-        raise
+                                       error=bad.reason, repeat=r, target=target.name))
+                await run_scenario(scenario, jobs, target, item.prices, options, record,
+                                   store=store, use_cache=use_cache, limiter=limiter)
     finally:
         await target.close()
-    run_file["complete"] = True
-    _write_run_file(run_folder, run_file)
-    return report

@@ -10,6 +10,7 @@ from eunomia.scenarios._model import (
     Scenario,
     TestCase,
 )
+from eunomia.scenarios._snapshot import scenario_from_json, scenario_to_json
 
 __all__ = [
     "Criterion",
@@ -23,4 +24,6 @@ __all__ = [
     "exercise_id_for",
     "inside",
     "load_scenario",
+    "scenario_from_json",
+    "scenario_to_json",
 ]

@@ -73,7 +73,17 @@ class Manifest(BaseModel):
     @field_validator("test_case_diffs", mode="before")
     @classmethod
     def _diffs_none(cls, value: Any) -> Any:
-        return {} if value is None else value
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            return value
+        return {
+            _as_text_id(k): (
+                {_as_text_id(c): _as_text_id(r) for c, r in v.items()}
+                if isinstance(v, dict) else v
+            )
+            for k, v in value.items()
+        }
 
     @field_validator("default_expected", mode="before")
     @classmethod

@@ -52,7 +52,9 @@ class AdaptiveLimiter:
     async def _release(self) -> None:
         async with self._cond:
             self._in_flight -= 1
-            self._cond.notify(1)
+            # Wake as many waiters as there are free places: after a regrowth that can
+            # be more than the one place this release frees.
+            self._cond.notify(max(1, self.limit - self._in_flight))
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:

@@ -8,12 +8,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-_DONE = object()
+
+class _Done:
+    """A worker ran out of items."""
+
+
+@dataclass(slots=True)
+class _Failed:
+    error: Exception
 
 
 async def stream_results(
@@ -21,38 +29,36 @@ async def stream_results(
 ) -> AsyncIterator[R]:
     """Yield ``job(item)`` for every item, in completion order, ``workers`` at a time.
 
-    ``job`` must not raise for an ordinary failure: it returns a result that says
-    the case failed. An unexpected exception stops the run and is re-raised here
-    after the other workers are cancelled.
+    ``job`` should not raise for an ordinary failure: it returns a result that says
+    the case failed. An unexpected exception stops the run and is re-raised here;
+    the other workers are cancelled. Leaving the loop early (break, an exception in
+    the consumer, ``aclose``) cancels the workers too.
     """
     source = iter(items)
-    queue: asyncio.Queue[object] = asyncio.Queue(maxsize=max(1, workers) * 4)
+    count = max(1, workers)
+    queue: asyncio.Queue[R | _Done | _Failed] = asyncio.Queue(maxsize=count * 4)
 
     async def worker() -> None:
-        for item in source:  # one shared iterator: each item is taken exactly once
-            await queue.put(await job(item))
-
-    tasks = [asyncio.create_task(worker()) for _ in range(max(1, workers))]
-
-    async def closer() -> None:
         try:
-            await asyncio.gather(*tasks)
-        except BaseException as exc:  # surface the failure to the consumer
-            await queue.put(exc)
-        finally:
-            await queue.put(_DONE)
+            for item in source:  # one shared iterator: each item is taken exactly once
+                await queue.put(await job(item))
+        except Exception as exc:  # reported to the consumer, who stops the run
+            await queue.put(_Failed(exc))
+            return
+        await queue.put(_Done())
 
-    closing = asyncio.create_task(closer())
+    tasks = [asyncio.create_task(worker()) for _ in range(count)]
     try:
-        while True:
+        running = count
+        while running:
             got = await queue.get()
-            if got is _DONE:
-                break
-            if isinstance(got, BaseException):
-                raise got
-            yield got  # type: ignore[misc]
+            if isinstance(got, _Done):
+                running -= 1
+            elif isinstance(got, _Failed):
+                raise got.error
+            else:
+                yield got
     finally:
         for task in tasks:
-            task.cancel()
-        closing.cancel()
-        await asyncio.gather(*tasks, closing, return_exceptions=True)
+            task.cancel()  # a worker blocked on a full queue is cancelled there
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -94,7 +94,10 @@ async def call_with_retry(
                     value = await _timed(attempt, policy.timeout_s)
                 except CallError as exc:
                     if exc.rate_limited:
-                        limiter.on_rate_limited(exc.retry_after)
+                        pause = exc.retry_after
+                        if pause is not None:
+                            pause = min(pause, policy.retry_after_max_s)
+                        limiter.on_rate_limited(pause)
                     raise
                 limiter.on_success()
         latency = time.perf_counter() - started

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from email.utils import parsedate_to_datetime
 
@@ -18,7 +19,8 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     except ValueError:
         pass
     else:
-        return max(0.0, seconds) if seconds == seconds else None  # reject NaN
+        # NaN and infinity ("inf", "1e400") are not delay-seconds (RFC 9110: 1*DIGIT).
+        return max(0.0, seconds) if math.isfinite(seconds) else None
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

@@ -1,5 +1,6 @@
 """Scoring: per test case (SGI comparison) and across the cases of a scenario."""
 
+from eunomia.scoring._outcome import build_outcome
 from eunomia.scoring._sgi import CaseScore, CriterionResult, MismatchPair, score_case
 from eunomia.scoring._summary import (
     CriterionStats,
@@ -16,5 +17,6 @@ __all__ = [
     "InstructionStats",
     "MismatchPair",
     "ScenarioSummary",
+    "build_outcome",
     "score_case",
 ]

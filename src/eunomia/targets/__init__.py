@@ -1,5 +1,13 @@
 """Systems under test: anything that returns feedback for a test case."""
 
 from eunomia.targets._base import FeedbackTarget, TargetError, TargetResponse
+from eunomia.targets._factory import TargetConfig, build_target, target_kinds
 
-__all__ = ["FeedbackTarget", "TargetError", "TargetResponse"]
+__all__ = [
+    "FeedbackTarget",
+    "TargetConfig",
+    "TargetError",
+    "TargetResponse",
+    "build_target",
+    "target_kinds",
+]

@@ -21,6 +21,24 @@ class TargetResponse:
     raw: Any = None
     """The decoded response body (or the engine's own output), kept for the results."""
 
+    def to_json(self) -> dict[str, Any]:
+        """The normalised response, as stored and cached."""
+        return {
+            "feedback": [f.model_dump(mode="json", by_alias=True) for f in self.feedback],
+            "usage": [u.model_dump(mode="json", by_alias=True) for u in self.usage],
+            "latency_s": self.latency_s,
+            "raw": self.raw,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TargetResponse:
+        return cls(
+            feedback=[AthenaFeedback.model_validate(f) for f in data.get("feedback", [])],
+            usage=[LLMRequestUsage.model_validate(u) for u in data.get("usage", [])],
+            latency_s=float(data.get("latency_s") or 0.0),
+            raw=data.get("raw"),
+        )
+
 
 TargetError = CallError
 """A failed attempt at getting feedback (retryable ones are retried by the scheduler)."""
@@ -35,6 +53,18 @@ class FeedbackTarget(Protocol):
     async def open(self) -> None: ...
 
     async def close(self) -> None: ...
+
+    @property
+    def cache_identity(self) -> str:
+        """What about this target changes its answers (URL, model and settings...).
+
+        Part of every cache key; must not contain secrets or operational settings.
+        """
+        ...
+
+    def describe_request(self, scenario: Scenario, case: TestCase) -> bytes:
+        """The exact request this target sends for a case (stored, and hashed for the cache)."""
+        ...
 
     async def feedback(self, scenario: Scenario, case: TestCase) -> TargetResponse:
         """One attempt. Raise :class:`TargetError` on failure; the scheduler retries."""

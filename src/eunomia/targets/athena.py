@@ -77,6 +77,14 @@ class AthenaTarget:
             await self._session.close()
             self._session = None
 
+    @property
+    def cache_identity(self) -> str:
+        return json.dumps({"target": "athena", "url": self.server_url,
+                           "x_server_url": self._headers["X-Server-URL"]}, sort_keys=True)
+
+    def describe_request(self, scenario: Scenario, case: TestCase) -> bytes:
+        return self.request_body(scenario, case)
+
     def request_body(self, scenario: Scenario, case: TestCase) -> bytes:
         """The JSON body; the exercise part is serialised once per scenario."""
         exercise = self._exercise_json.get(scenario.name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from eunomia import __version__
 from eunomia.scenarios import Scenario, TestCase
 from eunomia.targets._base import TargetResponse
 from eunomia.targets.athena import AthenaTarget
@@ -28,7 +29,6 @@ class ExampleServerTarget:
         if self._runner is None:
             self._runner, self.url = await start_example_server("127.0.0.1", 0)
             self._client = AthenaTarget(self.url, max_connections=self._max_connections)
-            self.name = f"example:{self.url}"
             await self._client.open()
 
     async def close(self) -> None:
@@ -38,6 +38,14 @@ class ExampleServerTarget:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+    @property
+    def cache_identity(self) -> str:
+        # The server's port changes every run; its answers do not.
+        return f"example:{__version__}"
+
+    def describe_request(self, scenario: Scenario, case: TestCase) -> bytes:
+        return AthenaTarget(None).request_body(scenario, case)
 
     async def feedback(self, scenario: Scenario, case: TestCase) -> TargetResponse:
         if self._client is None:

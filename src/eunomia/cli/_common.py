@@ -1,0 +1,32 @@
+"""Helpers shared by the commands: console, diagnostics, argument checks."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+
+from eunomia.errors import Diagnostic, EunomiaError, Severity
+
+_PIPE_WIDTH = 160
+
+
+def console() -> Console:
+    """Standard output; when it is not a terminal, wide enough that tables stay readable."""
+    out = Console(stderr=False, highlight=False)
+    if not out.is_terminal:
+        out = Console(stderr=False, highlight=False, width=_PIPE_WIDTH)
+    return out
+
+
+def print_diagnostics(out: Console, diagnostics: list[Diagnostic]) -> None:
+    for d in diagnostics:
+        colour = "red" if d.severity is Severity.ERROR else "yellow"
+        out.print(f"[{colour}]{escape(str(d))}[/]", soft_wrap=True)
+
+
+def check_positive(name: str, value: float | None, allow_zero: bool = False) -> None:
+    if value is None:
+        return
+    if value < 0 or (value == 0 and not allow_zero):
+        raise EunomiaError(f"{name} must be {'non-negative' if allow_zero else 'positive'}, "
+                           f"got {value:g}")

@@ -1,0 +1,216 @@
+"""``eunomia run`` and ``eunomia demo``."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from eunomia import defaults
+from eunomia.cli._common import check_positive, console, print_diagnostics
+from eunomia.errors import EunomiaError, has_errors
+from eunomia.runner import CaseSelection, RunOptions, load_all, run_scenarios
+from eunomia.scenarios import discover
+from eunomia.scheduler import RetryPolicy
+from eunomia.store import RunStore
+from eunomia.targets import TargetConfig, build_target, target_kinds
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def execute_run(
+    *,
+    paths: list[Path],
+    targets: list[str],
+    server_url: str | None,
+    run_name: str | None,
+    results: Path,
+    store: Path | None,
+    cases: list[str],
+    max_cases: int | None,
+    concurrency: int,
+    timeout: float,
+    retries: int,
+    repeat: int,
+    resume: str | None,
+    retry_failed: bool,
+    no_cache: bool,
+    secret_env: str,
+    x_server_url: str,
+    prompt_dir: Path | None,
+    ask: bool,
+) -> None:
+    from eunomia.cli._prompts import ask_case_patterns, ask_run_name, default_run_name
+
+    out = console()
+    check_positive("--concurrency", concurrency)
+    check_positive("--timeout", timeout)
+    check_positive("--retries", retries, allow_zero=True)
+    check_positive("--max-cases", max_cases)
+    check_positive("--repeat", repeat)
+    store_path = store or results / defaults.STORE_FILE
+
+    if resume is not None:
+        # Everything that defines the run comes from the store; operational options
+        # (concurrency, timeout, retries) may be changed.
+        if not store_path.is_file():
+            raise EunomiaError(f"no run store at {store_path}; give --results or --store")
+        db = RunStore(store_path)
+        try:
+            stored = db.require_run(resume).settings
+        finally:
+            db.close()
+        run_name = resume
+        paths = [Path(p) for p in stored.get("paths", [])]
+        targets = list(stored.get("targets", ["athena"]))
+        server_url = stored.get("server_url")
+        cases = list(stored.get("selection", {}).get("patterns", []))
+        max_cases = stored.get("selection", {}).get("max_cases")
+        repeat = int(stored.get("repeats", 1))
+        secret_env = stored.get("secret_env", secret_env)
+        x_server_url = stored.get("x_server_url", x_server_url)
+        prompt_dir = Path(stored["prompt_dir"]) if stored.get("prompt_dir") else None
+        ask = False
+    if not paths:
+        raise EunomiaError("give at least one scenario folder (or --resume RUN)")
+
+    sources, problems = discover(paths)
+    if has_errors(problems):
+        raise EunomiaError("nothing to run", problems)
+    loaded, diagnostics = load_all(sources)
+    print_diagnostics(out, diagnostics)
+
+    if run_name is None:
+        run_name = ask_run_name(out) if ask else default_run_name()
+    if not _NAME_RE.match(run_name):
+        raise EunomiaError(f"invalid run name {run_name!r}: use letters, digits, '.', '_' "
+                           "and '-' (at most 100 characters)")
+    patterns = tuple(cases)
+    if not patterns and ask:
+        patterns = ask_case_patterns(out, loaded)
+    selection = CaseSelection(patterns, max_cases)
+    if patterns and not any(
+        selection.apply(item.scenario) or selection.invalid(item.scenario) for item in loaded
+    ):
+        raise EunomiaError(f"no test case matches {', '.join(patterns)}")
+
+    config = TargetConfig(server_url=server_url, secret_env=secret_env,
+                          x_server_url=x_server_url, max_connections=concurrency,
+                          prompt_dir=prompt_dir)
+    built = [build_target(spec, config) for spec in (targets or ["athena"])]
+    for tgt in built:
+        limit = getattr(tgt, "max_concurrency", None)
+        if isinstance(limit, int) and concurrency > limit:
+            out.print(f"[yellow]note:[/] {escape(tgt.name)} answers one request at a time; "
+                      f"concurrency lowered from {concurrency} to {limit}")
+            concurrency = limit
+        url_for = getattr(tgt, "url_for", None)
+        if url_for is not None:  # fail before any request when a URL is missing or bad
+            for item in loaded:
+                url_for(item.scenario)
+    settings: dict[str, Any] = {
+        "paths": [str(p) for p in paths],
+        "targets": targets or ["athena"],
+        "server_url": server_url,
+        "secret_env": secret_env,
+        "x_server_url": x_server_url,
+        "prompt_dir": str(prompt_dir) if prompt_dir else None,
+    }
+    options = RunOptions(concurrency, RetryPolicy(retries=retries, timeout_s=timeout))
+    report = asyncio.run(run_scenarios(
+        loaded, built, run_name=run_name, results_dir=results, options=options,
+        selection=selection, console=out, store_path=store_path, repeats=repeat,
+        resume=resume is not None, retry_failed=retry_failed, use_cache=not no_cache,
+        settings=settings,
+    ))
+    if report.failed_cases:
+        out.print(f"[red]{report.failed_cases} case(s) failed; see failures.json in "
+                  f"{escape(str(report.folder))}[/]")
+        raise typer.Exit(1)
+
+
+def run(
+    paths: Annotated[list[Path] | None, typer.Argument(
+        help="Scenario folders, or folders of scenarios (with llm_cost.yml beside them).",
+        show_default=False)] = None,
+    target: Annotated[list[str] | None, typer.Option(
+        "--target", help=f"System under test: {target_kinds()}. Repeat it to compare "
+                         "several targets in one run.", show_default="athena")] = None,
+    server_url: Annotated[str | None, typer.Option(
+        help="Feedback URL for every scenario (default: each manifest's server_url).")] = None,
+    run_name: Annotated[str | None, typer.Option(
+        help="Name of this run (results/<run-name>/...). Asked for at a terminal.")] = None,
+    results: Annotated[Path, typer.Option(help="Folder for results.")] = defaults.RESULTS_DIR,
+    store: Annotated[Path | None, typer.Option(
+        help="Run store (SQLite).", show_default="<results>/eunomia.db")] = None,
+    case: Annotated[list[str] | None, typer.Option(
+        "--case", help="Only cases matching this glob (case or scenario/case); repeatable.")
+    ] = None,
+    max_cases: Annotated[int | None, typer.Option(
+        help="At most this many cases per scenario.")] = None,
+    concurrency: Annotated[int, typer.Option(
+        help="Requests in flight at once.")] = defaults.CONCURRENCY,
+    timeout: Annotated[float, typer.Option(
+        help="Per-request timeout in seconds.")] = defaults.REQUEST_TIMEOUT_S,
+    retries: Annotated[int, typer.Option(
+        help="Retries after a failed attempt (connection errors, timeouts, 5xx, 429).")
+    ] = defaults.RETRIES,
+    repeat: Annotated[int, typer.Option(
+        help="Run every case this many times (consistency).")] = 1,
+    resume: Annotated[str | None, typer.Option(
+        help="Continue an interrupted run: finished cases are not requested again.")] = None,
+    retry_failed: Annotated[bool, typer.Option(
+        help="With --resume, also run again the cases that failed.")] = False,
+    no_cache: Annotated[bool, typer.Option(
+        "--no-cache", help="Ask the target again even for answers already cached.")] = False,
+    secret_env: Annotated[str, typer.Option(
+        help="Environment variable holding the Authorization secret.")
+    ] = defaults.ATHENA_SECRET_ENV,
+    x_server_url: Annotated[str, typer.Option(
+        help="Value of the X-Server-URL header.")] = defaults.ATHENA_X_SERVER_URL,
+    prompt_dir: Annotated[Path | None, typer.Option(
+        help="Folder with prompt templates (system.txt, user.txt) overriding the built-in "
+             "ones of llm:<model> targets.")] = None,
+) -> None:
+    """Evaluate scenarios against feedback systems."""
+    from eunomia.cli._prompts import interactive
+
+    execute_run(
+        paths=list(paths or []), targets=list(target or []), server_url=server_url,
+        run_name=run_name, results=results, store=store, cases=list(case or []),
+        max_cases=max_cases, concurrency=concurrency, timeout=timeout, retries=retries,
+        repeat=repeat, resume=resume, retry_failed=retry_failed, no_cache=no_cache,
+        secret_env=secret_env, x_server_url=x_server_url, prompt_dir=prompt_dir,
+        ask=interactive(),
+    )
+
+
+def demo(
+    results: Annotated[Path, typer.Option(help="Folder for results.")] = defaults.RESULTS_DIR,
+    run_name: Annotated[str | None, typer.Option(help="Name of this run.")] = None,
+) -> None:
+    """Run the bundled example scenario end to end (the README's first command)."""
+    from eunomia.cli._prompts import default_run_name
+
+    execute_run(
+        paths=[examples_folder()], targets=["example"], server_url=None,
+        run_name=run_name or f"demo_{default_run_name()[4:]}", results=results, store=None,
+        cases=[], max_cases=None, concurrency=defaults.CONCURRENCY,
+        timeout=defaults.REQUEST_TIMEOUT_S, retries=defaults.RETRIES, repeat=1, resume=None,
+        retry_failed=False, no_cache=False, secret_env=defaults.ATHENA_SECRET_ENV,
+        x_server_url=defaults.ATHENA_X_SERVER_URL, prompt_dir=None, ask=False,
+    )
+
+
+def examples_folder() -> Path:
+    here = Path(__file__).resolve()
+    for candidate in (Path.cwd() / "examples" / "scenarios",
+                      here.parents[3] / "examples" / "scenarios"):
+        if candidate.is_dir():
+            return candidate
+    raise EunomiaError("the bundled examples/scenarios folder was not found; run from the "
+                       "Eunomia checkout")

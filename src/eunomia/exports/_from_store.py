@@ -1,0 +1,109 @@
+"""Result files regenerated from the run store (``eunomia export RUN``, and every run's end).
+
+Outcomes are rebuilt from the stored scenario snapshot, price table and responses
+through the same scoring code as a live run, so the files are exports of the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eunomia.errors import EunomiaError
+from eunomia.exports._scenario_files import ScenarioExporter
+from eunomia.pricing import PriceTable
+from eunomia.records import CaseOutcome, CaseStatus
+from eunomia.scenarios import Scenario, scenario_from_json
+from eunomia.scoring import ScenarioSummary, build_outcome
+from eunomia.store import CaseRow, RunInfo, RunStore
+from eunomia.targets import TargetResponse
+
+
+@dataclass(slots=True)
+class ExportedScenario:
+    target: str
+    folder: Path
+    summary: ScenarioSummary
+
+
+def target_slug(target: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", target).strip("_")[:80] or "target"
+
+
+def outcome_from_row(store: RunStore, scenario: Scenario, prices: PriceTable,
+                     row: CaseRow) -> CaseOutcome:
+    status = CaseStatus(row.status)
+    case = next((c for c in scenario.test_cases if c.name == row.case_name), None)
+    if status is CaseStatus.SCORED and row.response and case is not None:
+        response = TargetResponse.from_json(store.get_json(row.response))
+        return build_outcome(
+            scenario, row.case_name, response, prices, case=case, attempts=row.attempts,
+            latency_s=row.latency_s, repeat=row.repeat, target=row.target, cached=row.cached,
+            request_hash=row.request, response_hash=row.response,
+        )
+    return CaseOutcome(scenario.name, row.case_name, status, error=row.error,
+                       attempts=row.attempts, request_time_s=row.latency_s, repeat=row.repeat,
+                       target=row.target, cached=row.cached, request_hash=row.request)
+
+
+def iter_outcomes(store: RunStore, run: RunInfo) -> Iterator[tuple[Scenario, str, CaseOutcome]]:
+    """Every stored outcome of a run, rebuilt, with its scenario and target."""
+    for suite in store.suites(run):
+        scenario = scenario_from_json(store.get_json(suite.definition))
+        prices = PriceTable.from_json(store.get_json(suite.prices))
+        for row in store.iter_cases(run, suite.name):
+            yield scenario, row.target, outcome_from_row(store, scenario, prices, row)
+
+
+def _write_run_file(store: RunStore, run: RunInfo, base: Path) -> None:
+    totals = store.run_totals(run)
+    data = {
+        "run_name": run.name, "kind": run.kind, "status": run.status, "created": run.created,
+        "finished": run.finished, "targets": run.targets, "settings": run.settings,
+        "eunomia_version": run.eunomia_version, "store": str(store.path),
+        "suites": [s.name for s in store.suites(run)],
+        "cases": totals.cases, "failed_cases": totals.failed,
+    }
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        tmp = base / "run.json.tmp"
+        tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        os.replace(tmp, base / "run.json")
+    except OSError as exc:
+        raise EunomiaError(f"cannot write {base / 'run.json'}: {exc.strerror or exc}") from None
+
+
+def export_run(store: RunStore, run: RunInfo, results_dir: Path) -> list[ExportedScenario]:
+    """Write every result file of a run from the store; returns the per-scenario summaries."""
+    out: list[ExportedScenario] = []
+    several = len(run.targets) > 1
+    base = results_dir / run.name
+    _write_run_file(store, run, base)
+    for suite in store.suites(run):
+        scenario = scenario_from_json(store.get_json(suite.definition))
+        prices = PriceTable.from_json(store.get_json(suite.prices))
+        for target in store.targets_of(run, suite.name) or run.targets[:1]:
+            folder = base / target_slug(target) / scenario.name if several else base / scenario.name
+            exporter = ScenarioExporter(folder, scenario)
+            summary = ScenarioSummary(scenario)
+            for row in store.iter_cases(run, suite.name, target):
+                outcome = outcome_from_row(store, scenario, prices, row)
+                summary.add(outcome)
+                exporter.write_case(outcome)
+            meta: dict[str, Any] = {
+                "run_name": run.name,
+                "target": target,
+                "run_status": run.status,
+                "created": run.created,
+                "finished": run.finished,
+                "eunomia_version": run.eunomia_version,
+                "repeats": run.settings.get("repeats", 1),
+            }
+            exporter.finish(summary, meta)
+            out.append(ExportedScenario(target, folder, summary))
+    return out

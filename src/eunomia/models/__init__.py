@@ -1,0 +1,72 @@
+"""One model interface for every provider: ``local`` (llama.cpp), ``openai``, ``anthropic``.
+
+>>> provider = get_model("local:qwen2.5-coder-1.5b")        # or "openai:gpt-4o-mini", an alias
+>>> request = ChatRequest(messages=(ChatMessage(role="user", content="..."),), json_schema=schema)
+>>> attempted = await call_with_retry(lambda: provider.chat(request), RetryPolicy())
+>>> attempted.value.parsed, attempted.value.usage
+
+Providers raise :class:`eunomia.scheduler.CallError`; callers retry with
+:func:`eunomia.scheduler.call_with_retry`. User-facing problems (unknown spec,
+missing dependency or key, bad config) are :class:`eunomia.errors.EunomiaError`.
+"""
+
+from eunomia.models._config import (
+    EndpointConfig,
+    ModelEntry,
+    ModelsConfig,
+    SettingsOverride,
+    load_config,
+)
+from eunomia.models._json import (
+    JSONExtractionError,
+    check_required,
+    extract_json,
+    parse_json_answer,
+)
+from eunomia.models._spec import ModelSpec, get_model, resolve_spec, split_spec
+from eunomia.models._types import (
+    ChatMessage,
+    ChatRequest,
+    ChatResult,
+    GenerationSettings,
+    ModelProvider,
+    Role,
+    Usage,
+)
+from eunomia.models._weights import (
+    LOCAL_MODELS,
+    LocalModel,
+    cache_dir,
+    ensure_weights,
+    local_model,
+    weights_path,
+)
+
+__all__ = [
+    "LOCAL_MODELS",
+    "ChatMessage",
+    "ChatRequest",
+    "ChatResult",
+    "EndpointConfig",
+    "GenerationSettings",
+    "JSONExtractionError",
+    "LocalModel",
+    "ModelEntry",
+    "ModelProvider",
+    "ModelSpec",
+    "ModelsConfig",
+    "Role",
+    "SettingsOverride",
+    "Usage",
+    "cache_dir",
+    "check_required",
+    "ensure_weights",
+    "extract_json",
+    "get_model",
+    "load_config",
+    "local_model",
+    "parse_json_answer",
+    "resolve_spec",
+    "split_spec",
+    "weights_path",
+]

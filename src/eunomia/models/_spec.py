@@ -1,0 +1,179 @@
+"""Model specs, read the same everywhere: ``local``, ``local:<name>``, ``openai:gpt-4o-mini``,
+``anthropic:claude-...``, ``<endpoint>:<model>`` for endpoints in the config, or an alias.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from eunomia import defaults
+from eunomia.errors import EunomiaError
+from eunomia.models._config import EndpointConfig, ModelsConfig, ProviderKind
+from eunomia.models._types import GenerationSettings, ModelProvider
+from eunomia.models._weights import local_model
+from eunomia.pricing import ModelPrice
+
+_MAX_ALIAS_DEPTH = 8
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """A spec resolved against the config: everything needed to build the provider."""
+
+    spec: str
+    """Canonical ``endpoint:model``, e.g. ``local:qwen2.5-coder-1.5b``."""
+    endpoint: str
+    kind: ProviderKind
+    model: str
+    settings: GenerationSettings = field(default_factory=GenerationSettings)
+    """Generation settings for requests to this model (config overrides on the defaults)."""
+    price: ModelPrice | None = None
+    alias: str | None = None
+    endpoint_config: EndpointConfig = field(default_factory=EndpointConfig)
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """``"openai:gpt-4o"`` → ``("openai", "gpt-4o")``; ``"local"`` → the default local model.
+
+    The model part may itself contain colons (``ollama:llama3.1:8b``).
+    """
+    text = spec.strip()
+    if text == "local":
+        return "local", defaults.LOCAL_MODEL
+    endpoint, sep, model = text.partition(":")
+    if not sep:
+        raise EunomiaError(
+            f"invalid model spec {spec!r}: expected 'provider:model' (e.g. openai:gpt-4o-mini, "
+            "local:qwen2.5-coder-1.5b), 'local', or an alias from the model config"
+        )
+    endpoint, model = endpoint.strip(), model.strip()
+    if not endpoint or not model:
+        raise EunomiaError(f"invalid model spec {spec!r}: provider and model must both be given")
+    return endpoint, model
+
+
+def resolve_spec(spec: str, config: ModelsConfig | None = None) -> ModelSpec:
+    """Resolve aliases and apply the config's settings and prices to ``spec``."""
+    config = config if config is not None else ModelsConfig()
+    text = spec.strip()
+    alias: str | None = None
+    overrides = []
+    price: ModelPrice | None = None
+    seen: list[str] = []
+    while ":" not in text and text != "local":
+        entry = config.models.get(text)
+        if entry is None or entry.spec is None:
+            if not config.models:
+                split_spec(text)  # raises the generic "invalid spec" error
+            known = ", ".join(sorted(k for k in config.models if ":" not in k)) or "none"
+            where = f" in {config.path}" if config.path else ""
+            raise EunomiaError(
+                f"unknown model {spec!r}: not 'provider:model' and not an alias{where} "
+                f"(aliases: {known})"
+            )
+        if text in seen or len(seen) >= _MAX_ALIAS_DEPTH:
+            raise EunomiaError(f"model alias loop: {' -> '.join([*seen, text])}")
+        seen.append(text)
+        alias = alias or text
+        overrides.append(entry.settings)
+        price = price or entry.price
+        text = entry.spec.strip()
+    endpoint, model = split_spec(text)
+    endpoint_config = config.endpoint(endpoint)
+    kind = config.endpoint_kind(endpoint)
+    if endpoint_config is None or kind is None:
+        endpoints = sorted({"local", "openai", "anthropic", *config.providers})
+        raise EunomiaError(
+            f"unknown provider {endpoint!r} in model spec {spec!r} "
+            f"(known: {', '.join(endpoints)})"
+        )
+    if kind == "local":
+        model = local_model(model).name
+    canonical = f"{endpoint}:{model}"
+    settings = GenerationSettings()
+    for name in dict.fromkeys((text, canonical)):
+        found = config.models.get(name)
+        if found is not None:
+            settings = found.settings.apply(settings)
+            price = price or found.price
+    for override in reversed(overrides):  # the alias named on the command line wins
+        settings = override.apply(settings)
+    return ModelSpec(
+        spec=canonical,
+        endpoint=endpoint,
+        kind=kind,
+        model=model,
+        settings=settings,
+        price=price,
+        alias=alias,
+        endpoint_config=endpoint_config,
+    )
+
+
+def _env_key(var: str) -> str | None:
+    value = os.environ.get(var, "").strip()
+    return value or None
+
+
+def get_model(spec: str | ModelSpec, config: ModelsConfig | None = None) -> ModelProvider:
+    """The provider for ``spec``. Optional dependencies are imported only here, when needed.
+
+    Raises :class:`EunomiaError` for an unknown spec, a missing optional dependency
+    or a missing API key.
+    """
+    resolved = spec if isinstance(spec, ModelSpec) else resolve_spec(spec, config)
+    ep = resolved.endpoint_config
+    if resolved.kind == "local":
+        from eunomia.models.providers.local import LocalProvider, import_llama_cpp
+
+        import_llama_cpp()  # fail now, with the install command, rather than at the first call
+        return LocalProvider(
+            resolved.model,
+            context_tokens=ep.context_tokens or defaults.LOCAL_CONTEXT_TOKENS,
+            threads=ep.threads,
+        )
+    if resolved.kind == "openai":
+        from eunomia.models.providers.openai import OpenAIProvider
+
+        base_url = ep.base_url
+        if base_url is None and resolved.endpoint == "openai":
+            base_url = _env_key(defaults.OPENAI_BASE_URL_ENV)
+        base_url = base_url or defaults.OPENAI_BASE_URL
+        key_var = ep.api_key_env or defaults.OPENAI_API_KEY_ENV
+        key = _env_key(key_var)
+        official = urlsplit(defaults.OPENAI_BASE_URL).hostname
+        if key is None and urlsplit(base_url).hostname == official:
+            raise EunomiaError(
+                f"model {resolved.spec!r} needs an API key: set the environment variable {key_var}"
+            )
+        return OpenAIProvider(
+            resolved.model,
+            base_url=base_url,
+            api_key=key,
+            api_key_header=ep.api_key_header,
+            headers=ep.headers,
+            query=ep.query,
+            json_schema_strict=ep.json_schema_strict,
+            stream_usage=ep.stream_usage,
+            max_tokens_field=ep.max_tokens_field,
+            extra_body=ep.extra_body,
+            name=resolved.spec,
+        )
+    from eunomia.models.providers.anthropic import AnthropicProvider, import_anthropic
+
+    import_anthropic()
+    key_var = ep.api_key_env or defaults.ANTHROPIC_API_KEY_ENV
+    key = _env_key(key_var)
+    if key is None and ep.base_url is None:
+        raise EunomiaError(
+            f"model {resolved.spec!r} needs an API key: set the environment variable {key_var}"
+        )
+    return AnthropicProvider(
+        resolved.model,
+        api_key=key,
+        base_url=ep.base_url,
+        extra_body=ep.extra_body,
+        name=resolved.spec,
+    )

@@ -1,0 +1,106 @@
+"""The model interface: requests, results and the provider protocol.
+
+Stable on purpose: the LLM feedback engine and the judges are built on these
+types. ``GenerationSettings`` is frozen and is what goes into cache keys
+(together with the model name, the messages and the JSON schema).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from eunomia import defaults
+
+Role = Literal["system", "user", "assistant"]
+
+
+class ChatMessage(BaseModel):
+    """One message of a conversation."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Role
+    content: str
+
+
+class GenerationSettings(BaseModel):
+    """How the model samples its answer. Part of every cache key.
+
+    Defaults are deterministic: temperature 0 and a fixed seed.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    temperature: float = Field(default=defaults.MODEL_TEMPERATURE, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=defaults.MODEL_MAX_TOKENS, ge=1)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    seed: int | None = defaults.MODEL_SEED
+    stop: tuple[str, ...] = ()
+
+
+class ChatRequest(BaseModel):
+    """A chat call: the conversation, the sampling settings and an optional answer schema.
+
+    With ``json_schema`` set, providers constrain (or ask for) a JSON answer and
+    return it parsed in :attr:`ChatResult.parsed`. ``stream`` asks for a streamed
+    answer so that the time to the first token can be measured; it never changes
+    the answer.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    messages: tuple[ChatMessage, ...]
+    settings: GenerationSettings = GenerationSettings()
+    json_schema: dict[str, Any] | None = None
+    stream: bool = False
+
+
+class Usage(BaseModel):
+    """Tokens billed for one call. ``cached_input_tokens`` is part of ``input_tokens``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+        )
+
+
+class ChatResult(BaseModel):
+    """A model's answer: its text, the parsed JSON (when a schema was given) and the costs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    parsed: Any | None = None
+    usage: Usage = Usage()
+    latency_s: float = 0.0
+    time_to_first_token_s: float | None = None
+    model: str
+    """The model that answered, as the provider reports it (e.g. ``gpt-4o-mini-2024-07-18``)."""
+
+
+@runtime_checkable
+class ModelProvider(Protocol):
+    """A chat model. Providers raise :class:`eunomia.scheduler.CallError` on failure.
+
+    Callers wrap :meth:`chat` in :func:`eunomia.scheduler.call_with_retry`;
+    providers do not retry themselves.
+    """
+
+    @property
+    def name(self) -> str:
+        """The spec this provider was made from, e.g. ``openai:gpt-4o-mini``."""
+        ...
+
+    async def chat(self, request: ChatRequest) -> ChatResult: ...
+
+    async def close(self) -> None: ...

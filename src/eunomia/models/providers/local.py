@@ -1,0 +1,303 @@
+"""The ``local`` provider: an in-process llama.cpp model (``llama-cpp-python``).
+
+Each model is loaded once per process and shared by every provider object that
+names it. Calls to one model run one at a time on the model's own worker thread
+(generation is CPU-bound and llama.cpp contexts are not thread-safe), so the
+event loop never blocks.
+
+Reproducibility: temperature 0 (greedy), a fixed seed, and the model state reset
+before every call. Without the reset, llama-cpp-python reuses the KV cache of the
+previous prompt's common prefix, and the answer to a request then depends on what
+was asked before it in the process.
+
+A cancelled call (e.g. the scheduler's timeout) stops generation at the next
+token instead of keeping the model busy.
+
+JSON schemas become a grammar. llama.cpp's schema-to-grammar conversion ignores
+``minimum``/``maximum`` on integers and array lengths; answers are parsed
+tolerantly and checked for required keys, and schema authors should prefer
+``enum`` for bounded values.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import os
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eunomia import defaults
+from eunomia.errors import EunomiaError
+from eunomia.models._json import JSONExtractionError, parse_json_answer
+from eunomia.models._types import ChatRequest, ChatResult, Usage
+from eunomia.models._weights import LocalModel, ensure_weights, local_model
+from eunomia.scheduler import CallError
+
+INSTALL_HINT = "pip install 'eunomia[local]'  (or scripts/setup-local-model.sh)"
+
+
+def import_llama_cpp() -> Any:
+    """The ``llama_cpp`` module, or a clear error naming the install command."""
+    try:
+        return importlib.import_module("llama_cpp")
+    except ImportError as exc:
+        raise EunomiaError(
+            "the local model provider needs llama-cpp-python, which is not installed "
+            f"({exc}). Install it with:\n  {INSTALL_HINT}\n"
+            "It builds from source: about 9 minutes on 2 cores."
+        ) from None
+
+
+class _Cancelled(Exception):
+    """Raised inside the generation loop to stop a call whose caller went away."""
+
+
+@dataclass(slots=True)
+class _Loaded:
+    """A model loaded in this process, with the one thread allowed to use it."""
+
+    llama: Any
+    executor: ThreadPoolExecutor
+    load_s: float
+    path: Path
+
+
+@dataclass(slots=True)
+class _CallState:
+    started: float
+    cancel: threading.Event = field(default_factory=threading.Event)
+    first_token_at: float | None = None
+
+
+@dataclass(slots=True)
+class _Raw:
+    """What one generation produced."""
+
+    text: str = ""
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    sampled: int = 0
+
+
+_LOADED: dict[tuple[str, int, int], _Loaded] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _without_extra_buffers(llama_cpp: Any) -> Iterator[None]:
+    """Load models without llama.cpp's extra CPU buffer types (AMX, repacked weights).
+
+    llama-cpp-python does not expose ``use_extra_bufts``. On this project's
+    reference machine (a virtualised Xeon with AMX) the AMX buffer type crashes
+    the process on the first decode; without extra buffers llama.cpp runs the
+    ordinary AVX2/AVX-512 kernels. Called under ``_LOAD_LOCK``.
+    """
+    low = llama_cpp.llama_cpp
+    original = low.llama_model_default_params
+
+    def params() -> Any:
+        p = original()
+        p.use_extra_bufts = False
+        return p
+
+    low.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        low.llama_model_default_params = original
+
+
+def _threads(threads: int | None) -> int:
+    """Explicit value, else ``$EUNOMIA_LOCAL_THREADS``, else the default (every core)."""
+    if threads:
+        return threads
+    env = os.environ.get(defaults.LOCAL_THREADS_ENV, "").strip()
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            raise EunomiaError(
+                f"{defaults.LOCAL_THREADS_ENV} must be a whole number, got {env!r}"
+            ) from None
+    return defaults.LOCAL_THREADS or os.cpu_count() or 1
+
+
+def load_model(
+    model: LocalModel,
+    *,
+    context_tokens: int = defaults.LOCAL_CONTEXT_TOKENS,
+    threads: int | None = None,
+) -> _Loaded:
+    """Load ``model`` once per process (thread-safe); later calls return the same object."""
+    n_threads = _threads(threads)
+    key = (model.name, context_tokens, n_threads)
+    with _LOAD_LOCK:
+        loaded = _LOADED.get(key)
+        if loaded is not None:
+            return loaded
+        llama_cpp = import_llama_cpp()
+        path = ensure_weights(model.name)
+        started = time.perf_counter()
+        try:
+            with _without_extra_buffers(llama_cpp):
+                llama = llama_cpp.Llama(
+                    model_path=str(path),
+                    n_ctx=context_tokens,
+                    n_threads=n_threads,
+                    n_threads_batch=n_threads,
+                    seed=defaults.MODEL_SEED,
+                    chat_format=model.chat_format,
+                    verbose=False,
+                )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise EunomiaError(
+                f"cannot load local model {model.name!r} from {path}: {exc}"
+            ) from None
+        loaded = _Loaded(
+            llama=llama,
+            executor=ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llama-{model.name}"),
+            load_s=time.perf_counter() - started,
+            path=path,
+        )
+        _LOADED[key] = loaded
+        return loaded
+
+
+def _consume(future: asyncio.Future[Any]) -> None:
+    """Retrieve the outcome of a call nobody waits for any more (avoids asyncio warnings)."""
+    if not future.cancelled():
+        future.exception()
+
+
+class LocalProvider:
+    """A llama.cpp model running in this process (``local`` / ``local:<name>``)."""
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        context_tokens: int = defaults.LOCAL_CONTEXT_TOKENS,
+        threads: int | None = None,
+    ) -> None:
+        self.model = local_model(model)
+        self.context_tokens = context_tokens
+        self.threads = threads
+        self._loaded: _Loaded | None = None
+
+    @property
+    def name(self) -> str:
+        return f"local:{self.model.name}"
+
+    async def load(self) -> float:
+        """Load the model now (else the first call does). Returns the load time in seconds."""
+        loaded = await self._ensure_loaded()
+        return loaded.load_s
+
+    async def _ensure_loaded(self) -> _Loaded:
+        if self._loaded is None:
+            self._loaded = await asyncio.to_thread(
+                load_model, self.model, context_tokens=self.context_tokens, threads=self.threads
+            )
+        return self._loaded
+
+    async def chat(self, request: ChatRequest) -> ChatResult:
+        loaded = await self._ensure_loaded()
+        state = _CallState(started=time.perf_counter())
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(loaded.executor, self._generate, loaded, request, state)
+        future.add_done_callback(_consume)
+        try:
+            raw = await asyncio.shield(future)
+        except asyncio.CancelledError:
+            state.cancel.set()
+            raise
+        except _Cancelled:
+            raise CallError(f"{self.name}: call cancelled", retryable=True) from None
+        except CallError:
+            raise
+        except Exception as exc:  # llama.cpp reports bad input (context overflow, schema) as errors
+            raise CallError(f"{self.name}: {type(exc).__name__}: {exc}", retryable=False) from None
+        return self._result(raw, request, state)
+
+    def _generate(self, loaded: _Loaded, request: ChatRequest, state: _CallState) -> _Raw:
+        """Runs on the model's worker thread. Streams internally so a cancelled call stops."""
+        if state.cancel.is_set():
+            raise _Cancelled
+        state.started = time.perf_counter()  # queueing behind other calls is not latency
+        llama = loaded.llama
+        settings = request.settings
+        raw = _Raw()
+
+        def count(input_ids: Any, scores: Any) -> Any:
+            # Called once per sampled token, with the prompt and the answer so far.
+            if raw.prompt_tokens is None:
+                raw.prompt_tokens = len(input_ids)
+                state.first_token_at = time.perf_counter()
+            raw.sampled += 1
+            return scores
+
+        kwargs: dict[str, Any] = {
+            "messages": [m.model_dump() for m in request.messages],
+            "temperature": settings.temperature,
+            "max_tokens": settings.max_tokens,
+            "seed": settings.seed if settings.seed is not None else defaults.MODEL_SEED,
+            "stop": list(settings.stop),
+            "logits_processor": [count],
+            "stream": True,
+        }
+        if settings.top_p is not None:
+            kwargs["top_p"] = settings.top_p
+        if request.json_schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
+        parts: list[str] = []
+        llama.reset()
+        try:
+            for chunk in llama.create_chat_completion(**kwargs):
+                if state.cancel.is_set():
+                    raise _Cancelled
+                choice = chunk["choices"][0]
+                content = choice.get("delta", {}).get("content")
+                if content:
+                    parts.append(content)
+                if choice.get("finish_reason"):
+                    raw.finish_reason = choice["finish_reason"]
+        finally:
+            llama.reset()
+        raw.text = "".join(parts)
+        return raw
+
+    def _result(self, raw: _Raw, request: ChatRequest, state: _CallState) -> ChatResult:
+        latency = time.perf_counter() - state.started
+        text = raw.text
+        parsed: Any | None = None
+        if request.json_schema is not None:
+            try:
+                parsed = parse_json_answer(text, request.json_schema)
+            except JSONExtractionError as exc:
+                if raw.finish_reason == "length":
+                    hint = f" (answer cut at max_tokens={request.settings.max_tokens})"
+                else:
+                    hint = ""
+                raise CallError(f"{self.name}: {exc}{hint}", retryable=False) from None
+        ttft = None if state.first_token_at is None else state.first_token_at - state.started
+        # The end-of-text token is sampled but is not part of the answer.
+        output_tokens = raw.sampled - (1 if raw.finish_reason == "stop" and raw.sampled else 0)
+        return ChatResult(
+            text=text,
+            parsed=parsed,
+            usage=Usage(input_tokens=raw.prompt_tokens or 0, output_tokens=output_tokens),
+            latency_s=latency,
+            time_to_first_token_s=ttft,
+            model=self.model.name,
+        )
+
+    async def close(self) -> None:
+        """Nothing to release: loaded models stay in the process for other providers to reuse."""
+        self._loaded = None

@@ -1,0 +1,49 @@
+"""Build a target from its spec: ``athena``, ``example`` or ``llm:<model spec>``."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from eunomia import defaults
+from eunomia.errors import EunomiaError
+from eunomia.targets._base import FeedbackTarget
+
+
+@dataclass(frozen=True, slots=True)
+class TargetConfig:
+    """How targets are built; stored with a run (no secret values) so it can be resumed."""
+
+    server_url: str | None = None
+    secret_env: str = defaults.ATHENA_SECRET_ENV
+    x_server_url: str = defaults.ATHENA_X_SERVER_URL
+    max_connections: int = defaults.CONCURRENCY
+    prompt_dir: Path | None = None
+
+
+def target_kinds() -> str:
+    return "athena, example or llm:<model spec>"
+
+
+def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
+    kind, _, rest = spec.partition(":")
+    if kind == "athena" and not rest:
+        from eunomia.targets.athena import AthenaTarget
+
+        return AthenaTarget(config.server_url, secret=os.environ.get(config.secret_env) or None,
+                            x_server_url=config.x_server_url,
+                            max_connections=config.max_connections)
+    if kind == "example" and not rest:
+        from eunomia.targets.example import ExampleServerTarget
+
+        if config.server_url:
+            raise EunomiaError("--server-url cannot be used with --target example")
+        return ExampleServerTarget(max_connections=config.max_connections)
+    if kind == "llm":
+        from eunomia.targets.llm import LLMTarget, parse_target_spec
+
+        if config.server_url:
+            raise EunomiaError("--server-url cannot be used with --target llm:<model>")
+        return LLMTarget(parse_target_spec(spec), prompt_dir=config.prompt_dir)
+    raise EunomiaError(f"unknown target {spec!r}: choose {target_kinds()}")

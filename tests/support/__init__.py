@@ -1,0 +1,1 @@
+"""Helpers shared by the test files (scripted stand-ins for outside services)."""
