@@ -98,6 +98,9 @@ def execute_run(
     ):
         raise EunomiaError(f"no test case matches {', '.join(patterns)}")
 
+    if server_url and "athena" not in (targets or ["athena"]):
+        raise EunomiaError("--server-url applies to --target athena only; "
+                           "use --target athena:<url> to name a URL per target")
     config = TargetConfig(server_url=server_url, secret_env=secret_env,
                           x_server_url=x_server_url, max_connections=concurrency,
                           prompt_dir=prompt_dir)

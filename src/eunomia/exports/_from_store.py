@@ -19,7 +19,7 @@ from eunomia.exports._scenario_files import ScenarioExporter
 from eunomia.pricing import PriceTable
 from eunomia.records import CaseOutcome, CaseStatus
 from eunomia.scenarios import Scenario, scenario_from_json
-from eunomia.scoring import ScenarioSummary, build_outcome
+from eunomia.scoring import ConsistencySummary, ScenarioSummary, build_outcome
 from eunomia.store import CaseRow, RunInfo, RunStore
 from eunomia.targets import TargetResponse
 
@@ -29,6 +29,7 @@ class ExportedScenario:
     target: str
     folder: Path
     summary: ScenarioSummary
+    consistency: ConsistencySummary | None = None
 
 
 def target_slug(target: str) -> str:
@@ -91,10 +92,20 @@ def export_run(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exporte
             folder = base / target_slug(target) / scenario.name if several else base / scenario.name
             exporter = ScenarioExporter(folder, scenario)
             summary = ScenarioSummary(scenario)
-            for row in store.iter_cases(run, suite.name, target):
+            repeats = int(run.settings.get("repeats", 1))
+            consistency = ConsistencySummary(scenario) if repeats > 1 else None
+            group: list[CaseOutcome] = []
+            for row in store.iter_cases(run, suite.name, target):  # ordered by case, repeat
                 outcome = outcome_from_row(store, scenario, prices, row)
                 summary.add(outcome)
                 exporter.write_case(outcome)
+                if consistency is not None:
+                    if group and group[0].case != outcome.case:
+                        consistency.add(group)
+                        group = []
+                    group.append(outcome)
+            if consistency is not None and group:
+                consistency.add(group)
             meta: dict[str, Any] = {
                 "run_name": run.name,
                 "target": target,
@@ -104,6 +115,6 @@ def export_run(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exporte
                 "eunomia_version": run.eunomia_version,
                 "repeats": run.settings.get("repeats", 1),
             }
-            exporter.finish(summary, meta)
-            out.append(ExportedScenario(target, folder, summary))
+            exporter.finish(summary, meta, consistency)
+            out.append(ExportedScenario(target, folder, summary, consistency))
     return out

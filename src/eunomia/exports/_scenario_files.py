@@ -24,7 +24,7 @@ from eunomia.errors import EunomiaError
 from eunomia.pricing import CostSummary
 from eunomia.records import CaseOutcome
 from eunomia.scenarios import Instruction, Scenario
-from eunomia.scoring import ScenarioSummary
+from eunomia.scoring import CaseConsistency, ConsistencySummary, ScenarioSummary
 
 CASE_COLUMNS = (
     "Test Case",
@@ -226,6 +226,52 @@ def summary_json(summary: ScenarioSummary, meta: dict[str, Any]) -> dict[str, An
     }
 
 
+CONSISTENCY_COLUMNS = (
+    "Test Case", "Scored Repeats", "Failed Repeats", "Consistent", "Flip Rate",
+    "Score Mean (%)", "Score Stdev", "Score Min (%)", "Score Max (%)", "Detected Share",
+    "Unstable Instructions",
+)
+
+
+def _unstable(sc: Scenario, c: CaseConsistency) -> str:
+    """Instructions returned in some repeats but not all, with their share."""
+    return "; ".join(f"{sc.instructions[i].textual_id} {100 * share:.0f}%"
+                     for i, share in c.instruction_share.items() if share < 1.0)
+
+
+def consistency_rows(sc: Scenario, consistency: ConsistencySummary) -> list[list[str]]:
+    return [
+        [c.case, str(c.repeats), str(c.failed_repeats), "Yes" if c.consistent else "No",
+         _num(c.flip_rate, 4), _num(c.score_mean, 4), _num(c.score_stdev, 4),
+         _num(c.score_min, 4), _num(c.score_max, 4), _num(c.detected_share, 4),
+         _unstable(sc, c)]
+        for c in consistency.cases
+    ]
+
+
+def consistency_json(sc: Scenario, consistency: ConsistencySummary) -> dict[str, Any]:
+    return {
+        "fleiss_kappa": consistency.fleiss_kappa,
+        "percent_agreement": consistency.percent_agreement,
+        "mean_flip_rate": consistency.mean_flip_rate,
+        "consistent_cases": consistency.consistent_cases,
+        "cases": [
+            {
+                "test_case": c.case, "scored_repeats": c.repeats,
+                "failed_repeats": c.failed_repeats, "consistent": c.consistent,
+                "flip_rate": c.flip_rate, "score_mean": c.score_mean,
+                "score_stdev": c.score_stdev, "score_min": c.score_min,
+                "score_max": c.score_max, "detected_share": c.detected_share,
+                "instruction_share": {sc.instructions[i].textual_id: share
+                                      for i, share in c.instruction_share.items()},
+                "criterion_labels": {sc.criteria[cid - 1].textual_id: list(labels)
+                                     for cid, labels in c.criterion_labels.items()},
+            }
+            for c in consistency.cases
+        ],
+    }
+
+
 def _write_text(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -269,9 +315,14 @@ class ScenarioExporter:
             self.cases_dir / f"{name}.json",
         )
 
-    def finish(self, summary: ScenarioSummary, meta: dict[str, Any]) -> None:
+    def finish(self, summary: ScenarioSummary, meta: dict[str, Any],
+               consistency: ConsistencySummary | None = None) -> None:
         sc = self.scenario
         t = self.tables_dir
+        if consistency is not None:
+            self._guard(lambda: _write_csv(t / "consistency.csv", CONSISTENCY_COLUMNS,
+                                           consistency_rows(sc, consistency)),
+                        t / "consistency.csv")
         self._guard(
             lambda: _write_csv(t / "scenario_summary.csv", ("Metric", "Value"),
                                summary_rows(summary)),
@@ -310,6 +361,8 @@ class ScenarioExporter:
             t / "instruction_summary.csv",
         )
         data = summary_json(summary, meta)
+        if consistency is not None:
+            data["consistency"] = consistency_json(sc, consistency)
         self._guard(
             lambda: _write_text(self.folder / "scenario_results.json",
                                 json.dumps(data, indent=2, ensure_ascii=False)),

@@ -7,7 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from eunomia.exports import summary_rows
-from eunomia.scoring import ScenarioSummary
+from eunomia.scoring import ConsistencySummary, ScenarioSummary
 
 _TOP_INSTRUCTIONS = 10
 _MAX_FAILURES_SHOWN = 20
@@ -78,3 +78,32 @@ def print_scenario_summary(console: Console, summary: ScenarioSummary, folder: s
             + " in llm_cost.yml; their cost is unknown"
         )
     console.print(f"Results: {escape(folder)}")
+
+
+def print_consistency(console: Console, consistency: ConsistencySummary) -> None:
+    """Where answers change across repeats (shown when a run has ``--repeat`` > 1)."""
+    sc = consistency.scenario
+    kappa = consistency.fleiss_kappa
+    agreement = consistency.percent_agreement
+    flips = consistency.mean_flip_rate
+    console.print(
+        f"Consistency across repeats: Fleiss' kappa "
+        f"{'-' if kappa is None else f'{kappa:.3f}'}, agreement "
+        f"{_pct(agreement)}, mean flip rate {_pct(flips)}, "
+        f"{consistency.consistent_cases}/{len(consistency.cases)} cases fully consistent"
+    )
+    unstable = consistency.inconsistent
+    if not unstable:
+        return
+    table = Table(title="Where feedback is inconsistent", title_justify="left")
+    table.add_column("Test case")
+    table.add_column("Flip rate", justify="right")
+    table.add_column("Score mean ± sd", justify="right")
+    table.add_column("Instructions returned only sometimes", overflow="fold")
+    for c in unstable[:_TOP_INSTRUCTIONS]:
+        spread = "-" if c.score_mean is None else (
+            f"{c.score_mean:.1f}" + ("" if c.score_stdev is None else f" ± {c.score_stdev:.1f}"))
+        shares = "; ".join(f"{escape(sc.instructions[i].textual_id)} {100 * s:.0f}%"
+                           for i, s in c.instruction_share.items() if s < 1.0)
+        table.add_row(escape(c.case), _pct(c.flip_rate), spread, shares)
+    console.print(table)

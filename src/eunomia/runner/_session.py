@@ -21,7 +21,13 @@ from eunomia.errors import Diagnostic, EunomiaError, Severity
 from eunomia.exports import ExportedScenario, export_run
 from eunomia.pricing import PriceTable, load_price_file
 from eunomia.records import CaseOutcome, CaseStatus
-from eunomia.report import CaseProgress, print_scenario_summary
+from eunomia.report import (
+    CaseProgress,
+    leaderboard,
+    print_consistency,
+    print_leaderboard,
+    print_scenario_summary,
+)
 from eunomia.runner._scenario import CaseJob, RunOptions, run_scenario
 from eunomia.scenarios import (
     InvalidTestCase,
@@ -199,6 +205,15 @@ async def run_scenarios(
             report.exported = export_run(store, run, results_dir)
         for exported in report.exported:
             print_scenario_summary(console, exported.summary, str(exported.folder))
+            if exported.consistency is not None:
+                print_consistency(console, exported.consistency)
+        if len(targets) > 1:
+            print_leaderboard(console, leaderboard([
+                (t.name, [e.summary for e in report.exported if e.target == t.name],
+                 [e.consistency for e in report.exported
+                  if e.target == t.name and e.consistency is not None])
+                for t in targets
+            ]))
         if report.cache_hits:
             console.print(f"{report.cache_hits} case(s) answered from the cache "
                           "(no request made); --no-cache to ask again")

@@ -1,5 +1,6 @@
 """Scoring: per test case (SGI comparison) and across the cases of a scenario."""
 
+from eunomia.scoring._consistency import CaseConsistency, ConsistencySummary, case_consistency
 from eunomia.scoring._outcome import build_outcome
 from eunomia.scoring._sgi import CaseScore, CriterionResult, MismatchPair, score_case
 from eunomia.scoring._summary import (
@@ -10,7 +11,9 @@ from eunomia.scoring._summary import (
 )
 
 __all__ = [
+    "CaseConsistency",
     "CaseScore",
+    "ConsistencySummary",
     "CriterionResult",
     "CriterionStats",
     "Failure",
@@ -18,5 +21,6 @@ __all__ = [
     "MismatchPair",
     "ScenarioSummary",
     "build_outcome",
+    "case_consistency",
     "score_case",
 ]

@@ -62,6 +62,8 @@ class ScenarioSummary:
     input_tokens: int = 0
     output_tokens: int = 0
     failures: list[Failure] = field(default_factory=list)
+    score_values: list[float] = field(default_factory=list)
+    """Score % of every scored case, for confidence intervals."""
     criteria: dict[int, CriterionStats] = field(default_factory=dict)
     instructions: dict[int, InstructionStats] = field(default_factory=dict)
 
@@ -95,6 +97,7 @@ class ScenarioSummary:
         self.score_matched += score.score_match
         self.detected += score.detected_correctly
         self.score_percent_sum += score.score_percent
+        self.score_values.append(score.score_percent)
         missing = set(score.missing)
         expected = set(score.expected)
         touched: dict[int, bool] = {}

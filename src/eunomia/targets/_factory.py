@@ -23,27 +23,26 @@ class TargetConfig:
 
 
 def target_kinds() -> str:
-    return "athena, example or llm:<model spec>"
+    return "athena, athena:<url>, example or llm:<model spec>"
 
 
 def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
+    """``--server-url`` (``config.server_url``) applies to plain ``athena`` targets only;
+    ``athena:<url>`` names its own URL, so one run can compare several modules."""
     kind, _, rest = spec.partition(":")
-    if kind == "athena" and not rest:
+    if kind == "athena":
         from eunomia.targets.athena import AthenaTarget
 
-        return AthenaTarget(config.server_url, secret=os.environ.get(config.secret_env) or None,
+        return AthenaTarget(rest or config.server_url,
+                            secret=os.environ.get(config.secret_env) or None,
                             x_server_url=config.x_server_url,
                             max_connections=config.max_connections)
     if kind == "example" and not rest:
         from eunomia.targets.example import ExampleServerTarget
 
-        if config.server_url:
-            raise EunomiaError("--server-url cannot be used with --target example")
         return ExampleServerTarget(max_connections=config.max_connections)
     if kind == "llm":
         from eunomia.targets.llm import LLMTarget, parse_target_spec
 
-        if config.server_url:
-            raise EunomiaError("--server-url cannot be used with --target llm:<model>")
         return LLMTarget(parse_target_spec(spec), prompt_dir=config.prompt_dir)
     raise EunomiaError(f"unknown target {spec!r}: choose {target_kinds()}")

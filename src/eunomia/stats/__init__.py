@@ -1,0 +1,42 @@
+"""Statistics shared by both evaluation kinds: intervals, agreement, paired tests, fits.
+
+Pure, deterministic functions (bootstrap resampling uses ``numpy.random.default_rng(seed)``)
+returning small frozen dataclasses. Statistics that are undefined for the given input
+(empty input, a single case, no variance) are returned as None rather than raising or NaN;
+each function's docstring lists its edge cases. Malformed input (mismatched lengths,
+non-finite numbers) raises ValueError.
+"""
+
+from eunomia.stats._agreement import (
+    fleiss_kappa,
+    icc,
+    krippendorff_alpha,
+    mean_absolute_difference,
+    percent_agreement,
+    quadratic_weighted_kappa,
+)
+from eunomia.stats._descriptive import distribution, flip_rate, pareto_front
+from eunomia.stats._intervals import Interval, bootstrap_mean_ci
+from eunomia.stats._regression import LinearFit, linear_fit, t_quantile
+from eunomia.stats._tests import PairedDelta, TestResult, mcnemar, paired_bootstrap
+
+__all__ = [
+    "Interval",
+    "LinearFit",
+    "PairedDelta",
+    "TestResult",
+    "bootstrap_mean_ci",
+    "distribution",
+    "fleiss_kappa",
+    "flip_rate",
+    "icc",
+    "krippendorff_alpha",
+    "linear_fit",
+    "mcnemar",
+    "mean_absolute_difference",
+    "paired_bootstrap",
+    "pareto_front",
+    "percent_agreement",
+    "quadratic_weighted_kappa",
+    "t_quantile",
+]

@@ -1,0 +1,129 @@
+"""Confidence intervals for a (weighted) mean by the percentile bootstrap."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from eunomia.stats._validate import (
+    FloatArray,
+    as_finite_array,
+    check_confidence,
+    check_same_length,
+)
+
+# Upper bound on the number of cells of one block of resample indices; keeps the memory of
+# a bootstrap of 100k values at a few tens of MB whatever the number of resamples.
+_MAX_BLOCK_CELLS = 1 << 22
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A point estimate with a two-sided confidence interval.
+
+    ``n`` is the number of cases the estimate is based on; ``confidence`` the nominal
+    coverage of ``[low, high]`` (e.g. 0.95).
+    """
+
+    estimate: float
+    low: float
+    high: float
+    n: int
+    confidence: float
+
+
+def bootstrap_means(
+    values: FloatArray,
+    weights: FloatArray | None,
+    resamples: int,
+    rng: np.random.Generator,
+) -> FloatArray:
+    """Means of ``resamples`` bootstrap resamples of the cases (values with their weights).
+
+    Resamples are drawn in blocks so memory stays bounded for large inputs; the result only
+    depends on the generator state, the data and ``resamples``. A resample whose weights sum
+    to zero has no weighted mean and yields NaN.
+    """
+    n = values.shape[0]
+    block = max(1, _MAX_BLOCK_CELLS // n)
+    means = np.empty(resamples, dtype=np.float64)
+    weighted = None if weights is None else values * weights
+    index_type = np.int32 if n < 2**31 else np.int64
+    for start in range(0, resamples, block):
+        stop = min(resamples, start + block)
+        index = rng.integers(0, n, size=(stop - start, n), dtype=index_type)
+        if weights is None or weighted is None:
+            means[start:stop] = values[index].mean(axis=1)
+        else:
+            totals = weights[index].sum(axis=1)
+            sums = weighted[index].sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means[start:stop] = np.where(totals > 0, sums / totals, np.nan)
+    return means
+
+
+def percentile_bounds(replicates: FloatArray, confidence: float) -> tuple[float, float] | None:
+    """Percentile interval of the finite replicates; None when there are none."""
+    finite = replicates[np.isfinite(replicates)]
+    if finite.size == 0:
+        return None
+    alpha = 1.0 - confidence
+    low, high = np.quantile(finite, [alpha / 2.0, 1.0 - alpha / 2.0])
+    return float(low), float(high)
+
+
+def bootstrap_mean_ci(
+    values: Sequence[float],
+    weights: Sequence[float] | None = None,
+    *,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> Interval | None:
+    """Percentile-bootstrap confidence interval of the (weighted) mean.
+
+    Cases are resampled with replacement together with their weights; each resample's
+    weighted mean ``sum(w*v)/sum(w)`` is computed (vectorised with numpy, in bounded-memory
+    blocks) and the interval is the ``(1-confidence)/2`` and ``(1+confidence)/2`` quantiles
+    of those means. Deterministic for a fixed ``seed``.
+
+    Edge cases:
+
+    * ``n == 0`` → None.
+    * weights summing to zero (all zero) → None (the weighted mean is undefined).
+    * ``n == 1`` or all values equal → ``low == high == estimate`` (no resampling needed).
+    * resamples that draw only zero-weight cases are discarded; if every resample is
+      discarded the interval collapses to the estimate.
+
+    Raises ValueError for non-finite values/weights, negative weights, mismatched lengths,
+    ``confidence`` outside (0, 1) or ``resamples < 1``.
+    """
+    check_confidence(confidence)
+    if resamples < 1:
+        raise ValueError(f"resamples must be at least 1 (got {resamples})")
+    data = as_finite_array(values, "values")
+    w: FloatArray | None = None
+    if weights is not None:
+        check_same_length(values, weights, "values and weights")
+        w = as_finite_array(weights, "weights")
+        if np.any(w < 0):
+            raise ValueError("weights must be non-negative")
+    n = int(data.shape[0])
+    if n == 0:
+        return None
+    if w is None:
+        estimate = float(data.mean())
+    else:
+        total = float(w.sum())
+        if total <= 0.0:
+            return None
+        estimate = float(np.dot(data, w) / total)
+    if n == 1 or float(np.ptp(data)) == 0.0:
+        return Interval(estimate, estimate, estimate, n, confidence)
+    rng = np.random.default_rng(seed)
+    bounds = percentile_bounds(bootstrap_means(data, w, resamples, rng), confidence)
+    if bounds is None:
+        return Interval(estimate, estimate, estimate, n, confidence)
+    return Interval(estimate, bounds[0], bounds[1], n, confidence)
