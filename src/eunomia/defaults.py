@@ -104,3 +104,54 @@ STORE_FILE: Final = "eunomia.db"
 """The run store, inside the results folder unless ``--store`` says otherwise."""
 STORE_BUSY_TIMEOUT_S: Final = 5.0
 """How long to wait for a database locked by another process before failing clearly."""
+
+# --- judged task suites (eunomia eval, eunomia.tasks, eunomia.judge) -------------------
+JUDGE_SPEC: Final = "local"
+"""Judge model used when ``--judge`` is not given (the embedded local model)."""
+JUDGE_REPEATS: Final = 1
+"""Times each answer is scored by the judge (``--judge-repeats``); >1 measures judge agreement."""
+JUDGE_MAX_TOKENS: Final = 400
+"""Answer budget of one judge call (score + feedback). Part of judge cache keys."""
+JUDGE_FEEDBACK_MAX_CHARS: Final = 800
+"""``maxLength`` of the judge's feedback in its answer schema (bounds generation time)."""
+JUDGE_RUBRIC_FILE: Final = "rubric_0_5.txt"
+"""The bundled rubric prompt (in ``eunomia/judge/prompts``); ``--rubric`` replaces it."""
+DIFFICULTY_WEIGHTS: Final = {"easy": 1.0, "medium": 2.0, "hard": 3.0}
+"""Weight of a case by difficulty in the difficulty-weighted mean (``--weights``)."""
+CONFIDENCE: Final = 0.95
+"""Confidence level of the bootstrap intervals in task summaries."""
+BOOTSTRAP_RESAMPLES: Final = 2000
+"""Bootstrap resamples for the confidence intervals of task summaries."""
+BOOTSTRAP_SEED: Final = 0
+"""Seed of the bootstrap, so the same results give the same intervals."""
+SPEED_LENGTH_INSTRUCTION: Final = "Answer in about {words} words."
+"""Appended to inference-speed instructions that carry ``expected_output_length``."""
+SPEED_TOKENS_PER_WORD: Final = 2.0
+"""Answer budget of inference-speed cases: this many tokens per expected word (at least
+MODEL_MAX_TOKENS), so a long answer is not cut short."""
+TASK_SUITE_EXTENSIONS: Final = (".yaml", ".yml")
+"""Files of a folder given to ``eunomia eval`` that are read as task suites."""
+
+# --- HTML report and viewer (eunomia report, eunomia view) ----------------------------
+REPORT_FILE: Final = "report.html"
+"""The report of a run, written to ``<results>/<run>/`` unless ``--output`` says otherwise."""
+REPORT_WORST_CASES: Final = 10
+"""Worst cases shown per suite and target, with their diagram and feedback."""
+VIEWER_HOST: Final = "127.0.0.1"
+"""Address ``eunomia view`` binds to: this machine only unless ``--host`` says otherwise."""
+VIEWER_PORT: Final = 8750
+
+# --- comparing runs (eunomia compare) ------------------------------------------------
+COMPARE_ALPHA: Final = 0.05
+"""Significance level of the paired tests; below it a difference counts."""
+COMPARE_MAX_NEW_FAILURES: Final = 0
+"""Cases scored in A that may fail in B before it counts as a regression."""
+COMPARE_CONFIDENCE: Final = 0.95
+"""Level of the confidence intervals of the deltas."""
+COMPARE_RESAMPLES: Final = 10000
+"""Bootstrap resamples for the intervals and p-values of the score, cost and latency deltas."""
+COMPARE_SEED: Final = 0
+"""Seed of the bootstrap: the same runs always give the same p-values."""
+JUDGE_REPEAT_TEMPERATURE: Final = 0.7
+"""Judge temperature when ``--judge-repeats`` > 1 and the judge's own is 0: at temperature 0
+the K scorings would be identical and their agreement says nothing."""

@@ -22,6 +22,15 @@ class CaseStatus(StrEnum):
     """The test case file itself is unusable (bad JSON...)."""
 
 
+@dataclass(frozen=True, slots=True)
+class PendingWrites:
+    """What the run store must keep with a case: request/response blobs, the cache entry."""
+
+    blobs: list[tuple[str, bytes]] = field(default_factory=list)
+    cache: tuple[str, str, float | None] | None = None
+    """(cache key, response blob hash, latency) for a fresh, valid answer."""
+
+
 @dataclass(slots=True)
 class CaseOutcome:
     scenario: str
@@ -40,6 +49,8 @@ class CaseOutcome:
     """The response came from the cache: no request was made."""
     request_hash: str | None = None
     response_hash: str | None = None
+    pending: PendingWrites | None = None
+    """Set by the runner; the store writes it with the case, in one transaction."""
 
     @property
     def ok(self) -> bool:

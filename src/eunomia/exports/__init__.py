@@ -2,10 +2,12 @@
 
 from eunomia.exports._from_store import (
     ExportedScenario,
+    ScenarioExport,
     export_run,
     iter_outcomes,
     outcome_from_row,
     target_slug,
+    write_run_file,
 )
 from eunomia.exports._scenario_files import (
     CASE_COLUMNS,
@@ -19,6 +21,7 @@ from eunomia.exports._scenario_files import (
 __all__ = [
     "CASE_COLUMNS",
     "ExportedScenario",
+    "ScenarioExport",
     "ScenarioExporter",
     "case_json",
     "case_row",
@@ -28,4 +31,5 @@ __all__ = [
     "summary_json",
     "summary_rows",
     "target_slug",
+    "write_run_file",
 ]

@@ -10,7 +10,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,48 @@ class ExportedScenario:
     consistency: ConsistencySummary | None = None
 
 
+class ScenarioExport:
+    """The result files of one scenario on one target, fed one outcome at a time.
+
+    Live runs feed it as cases finish; ``export_run`` feeds it from the store. Either
+    way the same files come out.
+    """
+
+    def __init__(self, results_dir: Path, run: RunInfo, scenario: Scenario, target: str) -> None:
+        base = results_dir / run.name
+        self.target = target
+        self.folder = (base / target_slug(target) / scenario.name if len(run.targets) > 1
+                       else base / scenario.name)
+        self.exporter = ScenarioExporter(self.folder, scenario)
+        self.summary = ScenarioSummary(scenario)
+        repeats = int(run.settings.get("repeats", 1))
+        self.consistency = ConsistencySummary(scenario) if repeats > 1 else None
+        self._repeats: dict[str, list[CaseOutcome]] = {}
+
+    def add(self, outcome: CaseOutcome) -> None:
+        self.summary.add(outcome)
+        self.exporter.write_case(outcome)
+        if self.consistency is not None:  # only what consistency needs is kept
+            light = replace(outcome, feedback=[], raw=None, pending=None)
+            self._repeats.setdefault(outcome.case, []).append(light)
+
+    def finish(self, run: RunInfo) -> ExportedScenario:
+        if self.consistency is not None:
+            for case in sorted(self._repeats):
+                self.consistency.add(self._repeats[case])
+        meta: dict[str, Any] = {
+            "run_name": run.name,
+            "target": self.target,
+            "run_status": run.status,
+            "created": run.created,
+            "finished": run.finished,
+            "eunomia_version": run.eunomia_version,
+            "repeats": run.settings.get("repeats", 1),
+        }
+        self.exporter.finish(self.summary, meta, self.consistency)
+        return ExportedScenario(self.target, self.folder, self.summary, self.consistency)
+
+
 def target_slug(target: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", target).strip("_")[:80] or "target"
 
@@ -39,7 +81,7 @@ def target_slug(target: str) -> str:
 def outcome_from_row(store: RunStore, scenario: Scenario, prices: PriceTable,
                      row: CaseRow) -> CaseOutcome:
     status = CaseStatus(row.status)
-    case = next((c for c in scenario.test_cases if c.name == row.case_name), None)
+    case = scenario.case_named(row.case_name)
     if status is CaseStatus.SCORED and row.response and case is not None:
         response = TargetResponse.from_json(store.get_json(row.response))
         return build_outcome(
@@ -61,7 +103,7 @@ def iter_outcomes(store: RunStore, run: RunInfo) -> Iterator[tuple[Scenario, str
             yield scenario, row.target, outcome_from_row(store, scenario, prices, row)
 
 
-def _write_run_file(store: RunStore, run: RunInfo, base: Path) -> None:
+def write_run_file(store: RunStore, run: RunInfo, base: Path) -> None:
     totals = store.run_totals(run)
     data = {
         "run_name": run.name, "kind": run.kind, "status": run.status, "created": run.created,
@@ -81,40 +123,20 @@ def _write_run_file(store: RunStore, run: RunInfo, base: Path) -> None:
 
 def export_run(store: RunStore, run: RunInfo, results_dir: Path) -> list[ExportedScenario]:
     """Write every result file of a run from the store; returns the per-scenario summaries."""
+    if run.kind == "tasks":  # judged task suites: their own files (eunomia.exports._task_files)
+        from eunomia.exports._task_files import export_task_run
+
+        export_task_run(store, run, results_dir)
+        return []
     out: list[ExportedScenario] = []
-    several = len(run.targets) > 1
     base = results_dir / run.name
-    _write_run_file(store, run, base)
+    write_run_file(store, run, base)
     for suite in store.suites(run):
         scenario = scenario_from_json(store.get_json(suite.definition))
         prices = PriceTable.from_json(store.get_json(suite.prices))
         for target in store.targets_of(run, suite.name) or run.targets[:1]:
-            folder = base / target_slug(target) / scenario.name if several else base / scenario.name
-            exporter = ScenarioExporter(folder, scenario)
-            summary = ScenarioSummary(scenario)
-            repeats = int(run.settings.get("repeats", 1))
-            consistency = ConsistencySummary(scenario) if repeats > 1 else None
-            group: list[CaseOutcome] = []
+            export = ScenarioExport(results_dir, run, scenario, target)
             for row in store.iter_cases(run, suite.name, target):  # ordered by case, repeat
-                outcome = outcome_from_row(store, scenario, prices, row)
-                summary.add(outcome)
-                exporter.write_case(outcome)
-                if consistency is not None:
-                    if group and group[0].case != outcome.case:
-                        consistency.add(group)
-                        group = []
-                    group.append(outcome)
-            if consistency is not None and group:
-                consistency.add(group)
-            meta: dict[str, Any] = {
-                "run_name": run.name,
-                "target": target,
-                "run_status": run.status,
-                "created": run.created,
-                "finished": run.finished,
-                "eunomia_version": run.eunomia_version,
-                "repeats": run.settings.get("repeats", 1),
-            }
-            exporter.finish(summary, meta, consistency)
-            out.append(ExportedScenario(target, folder, summary, consistency))
+                export.add(outcome_from_row(store, scenario, prices, row))
+            out.append(export.finish(run))
     return out

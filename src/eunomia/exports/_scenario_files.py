@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from eunomia.errors import EunomiaError
 from eunomia.pricing import CostSummary
 from eunomia.records import CaseOutcome
@@ -307,13 +309,10 @@ class ScenarioExporter:
     def write_case(self, outcome: CaseOutcome) -> None:
         self._rows.append(case_row(outcome))
         name = outcome.case if not outcome.repeat else f"{outcome.case}__r{outcome.repeat}"
-        self._guard(
-            lambda: _write_text(
-                self.cases_dir / f"{name}.json",
-                json.dumps(case_json(self.scenario, outcome), indent=2, ensure_ascii=False),
-            ),
-            self.cases_dir / f"{name}.json",
-        )
+        path = self.cases_dir / f"{name}.json"
+        # Written directly (no temp file): these are exports, regenerated from the store.
+        self._guard(lambda: path.write_bytes(
+            orjson.dumps(case_json(self.scenario, outcome), option=orjson.OPT_INDENT_2)), path)
 
     def finish(self, summary: ScenarioSummary, meta: dict[str, Any],
                consistency: ConsistencySummary | None = None) -> None:

@@ -5,23 +5,24 @@ from __future__ import annotations
 import hashlib
 import os
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
 from eunomia.pricing import PriceTable
-from eunomia.records import CaseOutcome, CaseStatus
+from eunomia.records import CaseOutcome, CaseStatus, PendingWrites
 from eunomia.scenarios import Scenario, TestCase
 from eunomia.scheduler import (
     AdaptiveLimiter,
+    Attempted,
     CallError,
     RetryPolicy,
     call_with_retry,
     stream_results,
 )
 from eunomia.scoring import build_outcome
-from eunomia.store import RunStore
+from eunomia.store import RunStore, blob_hash, json_bytes
 from eunomia.targets import FeedbackTarget, TargetResponse
 
 
@@ -40,6 +41,8 @@ class CaseJob:
 
 
 OutcomeSink = Callable[[CaseOutcome], None]
+TargetCaller = Callable[[TestCase], Awaitable[Attempted[TargetResponse]]]
+"""Makes the call with its retries (raising CallError), e.g. on an executor's workers."""
 
 
 def cache_key(identity: str, request_hash: str, repeat: int) -> str:
@@ -58,11 +61,14 @@ async def run_scenario(
     store: RunStore | None = None,
     use_cache: bool = True,
     limiter: AdaptiveLimiter | None = None,
+    call: TargetCaller | None = None,
 ) -> None:
     """Evaluate every job; each ends as exactly one outcome passed to ``on_outcome``.
 
     With a store, requests and responses are stored and the response cache is used
     (unless ``use_cache`` is false: then answers are fetched anew and the cache refreshed).
+    With ``call``, the target call and its retries are made by it (an executor) instead
+    of here; everything else (store, cache, scoring) stays on this side.
     """
     limiter = limiter or AdaptiveLimiter(options.concurrency)
 
@@ -70,37 +76,49 @@ async def run_scenario(
         case = cj.case
         request_hash: str | None = None
         key: str | None = None
+        # Nothing is written here: the blobs and the cache entry travel with the outcome
+        # and are stored with the case, in one transaction, by whoever records it.
+        writes: list[tuple[str, bytes]] = []
         try:
             if store is not None:
-                request_hash = store.put_blob(target.describe_request(scenario, case))
+                request = target.describe_request(scenario, case)
+                request_hash = blob_hash(request)
+                writes.append((request_hash, request))
                 key = cache_key(target.cache_identity, request_hash, cj.repeat)
                 hit = store.cache_get(key) if use_cache else None
                 if hit is not None:
                     response = TargetResponse.from_json(store.get_json(hit[0]))
-                    return build_outcome(
+                    outcome = build_outcome(
                         scenario, case.name, response, prices, case=case, attempts=0,
                         latency_s=hit[1], repeat=cj.repeat, target=target.name, cached=True,
                         request_hash=request_hash, response_hash=hit[0],
                     )
-            got = await call_with_retry(
+                    outcome.pending = PendingWrites(writes)
+                    return outcome
+            got = await call(case) if call is not None else await call_with_retry(
                 lambda: target.feedback(scenario, case), options.policy, limiter
             )
             response = got.value
             latency = response.latency_s or got.latency_s
             response_hash = None
+            cache_entry = None
             if store is not None and key is not None:
-                response_hash = store.put_json(response.to_json())
-                store.cache_put(key, response_hash, latency)
-            return build_outcome(
+                body = json_bytes(response.to_json())
+                response_hash = blob_hash(body)
+                writes.append((response_hash, body))
+                cache_entry = (key, response_hash, latency)
+            outcome = build_outcome(
                 scenario, case.name, response, prices, case=case, attempts=got.attempts,
                 latency_s=latency, repeat=cj.repeat, target=target.name,
                 request_hash=request_hash, response_hash=response_hash,
             )
+            outcome.pending = PendingWrites(writes, cache_entry)
+            return outcome
         except CallError as exc:
             return CaseOutcome(
                 scenario.name, case.name, CaseStatus.FAILED, error=exc.reason,
                 attempts=exc.attempts, repeat=cj.repeat, target=target.name,
-                request_hash=request_hash,
+                request_hash=request_hash, pending=PendingWrites(writes),
             )
         except EunomiaError:
             raise  # the store cannot be written (disk full, locked): stop the run clearly

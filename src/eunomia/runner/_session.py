@@ -9,8 +9,9 @@ finished work is never lost and ``--resume`` continues where a run stopped.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,14 @@ from rich.console import Console
 
 from eunomia import defaults
 from eunomia.errors import Diagnostic, EunomiaError, Severity
-from eunomia.exports import ExportedScenario, export_run
+from eunomia.executors import (
+    Executor,
+    LocalExecutor,
+    TargetRecipe,
+    scenario_caller,
+    target_work,
+)
+from eunomia.exports import ExportedScenario, ScenarioExport, export_run, write_run_file
 from eunomia.pricing import PriceTable, load_price_file
 from eunomia.records import CaseOutcome, CaseStatus
 from eunomia.report import (
@@ -37,7 +45,6 @@ from eunomia.scenarios import (
     load_scenario,
     scenario_to_json,
 )
-from eunomia.scheduler import AdaptiveLimiter
 from eunomia.store import CaseRow, RunInfo, RunStore, now
 from eunomia.targets import FeedbackTarget
 
@@ -168,12 +175,16 @@ async def run_scenarios(
     retry_failed: bool = False,
     use_cache: bool = True,
     settings: dict[str, Any] | None = None,
+    executor: Executor | None = None,
+    recipes: Mapping[str, TargetRecipe] | None = None,
 ) -> RunReport:
     """Evaluate every selected case of every scenario on every target, ``repeats`` times.
 
     ``settings`` (what the CLI needs to resume: paths, target specs...) is stored with
     the run. With ``resume``, cases already stored are not requested again (failed ones
-    are, with ``retry_failed``).
+    are, with ``retry_failed``). ``executor`` says where the target calls are made
+    (default: in this process); a remote one rebuilds each target on its workers
+    from ``recipes`` (target name -> spec and config).
     """
     targets = [target] if not isinstance(target, Sequence) else list(target)
     if len({t.name for t in targets}) != len(targets):
@@ -192,17 +203,28 @@ async def run_scenarios(
         for item in loaded:
             store.add_suite(run, item.scenario.name, str(item.scenario.folder),
                             scenario_to_json(item.scenario), item.prices.to_json())
+        # A fresh run writes its files as cases finish; a resumed one is exported from
+        # the store at the end, so the cases of the earlier attempt are included.
+        live = None if resume else {
+            (t.name, item.scenario.name): ScenarioExport(results_dir, run, item.scenario, t.name)
+            for t in targets for item in loaded
+        }
         status = "interrupted"
         try:
             for tgt in targets:
                 await _run_target(store, run, tgt, loaded, selection, repeats, done, options,
-                                  use_cache, console, report)
+                                  use_cache, console, report, executor or LocalExecutor(),
+                                  (recipes or {}).get(tgt.name), live)
             status = "complete"
         finally:
             store.set_run_status(run, status)
             run = store.require_run(run_name)
             report.interrupted = status != "complete"
-            report.exported = export_run(store, run, results_dir)
+            if live is None:
+                report.exported = export_run(store, run, results_dir)
+            else:
+                write_run_file(store, run, results_dir / run.name)
+                report.exported = [e.finish(run) for e in live.values()]
         for exported in report.exported:
             print_scenario_summary(console, exported.summary, str(exported.folder))
             if exported.consistency is not None:
@@ -234,10 +256,18 @@ async def _run_target(
     store: RunStore, run: RunInfo, target: FeedbackTarget, loaded: Sequence[LoadedScenario],
     selection: CaseSelection, repeats: int, done: set[tuple[str, str, str, int]],
     options: RunOptions, use_cache: bool, console: Console, report: RunReport,
+    executor: Executor, recipe: TargetRecipe | None,
+    live: dict[tuple[str, str], ScenarioExport] | None,
 ) -> None:
-    await target.open()
+    if not executor.remote:  # remote workers build and open their own copy
+        await target.open()
+    stack = AsyncExitStack()
     try:
-        limiter = AdaptiveLimiter(options.concurrency)  # one per target, across scenarios
+        # One session (and one shared limiter) per target, across scenarios.
+        work = target_work(target, [i.scenario for i in loaded], options.policy, executor,
+                           recipe)
+        submit = await stack.enter_async_context(executor.session(work, options.concurrency))
+        driver = replace(options, concurrency=executor.in_flight(options.concurrency))
         for item in loaded:
             scenario = item.scenario
             cases = selection.apply(scenario)
@@ -250,7 +280,12 @@ async def _run_target(
             with CaseProgress(console, len(jobs) + len(invalid), label) as progress:
 
                 def record(outcome: CaseOutcome, _p: CaseProgress = progress) -> None:
-                    store.record_case(run, _row(outcome))
+                    pending = outcome.pending
+                    store.record_case(run, _row(outcome),
+                                      blobs=pending.blobs if pending else (),
+                                      cache=pending.cache if pending else None)
+                    if live is not None:
+                        live[(target.name, outcome.scenario)].add(outcome)
                     if outcome.cached:
                         report.cache_hits += 1
                     elif outcome.status is not CaseStatus.INVALID:
@@ -260,7 +295,10 @@ async def _run_target(
                 for bad, r in invalid:
                     record(CaseOutcome(scenario.name, bad.name, CaseStatus.INVALID,
                                        error=bad.reason, repeat=r, target=target.name))
-                await run_scenario(scenario, jobs, target, item.prices, options, record,
-                                   store=store, use_cache=use_cache, limiter=limiter)
+                await run_scenario(scenario, jobs, target, item.prices, driver, record,
+                                   store=store, use_cache=use_cache,
+                                   call=scenario_caller(submit, scenario.name))
     finally:
-        await target.close()
+        await stack.aclose()
+        if not executor.remote:
+            await target.close()

@@ -89,12 +89,20 @@ class Scenario:
     instructions: dict[int, Instruction] = field(default_factory=dict)
     """All instructions by numeric id."""
     by_textual_id: dict[str, Instruction] = field(default_factory=dict)
+    _by_name: dict[str, TestCase] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.instructions:
             self.instructions = {i.id: i for c in self.criteria for i in c.instructions}
         if not self.by_textual_id:
             self.by_textual_id = {i.textual_id: i for i in self.instructions.values()}
+
+    def case_named(self, name: str) -> TestCase | None:
+        """The test case with this name (an index built on first use)."""
+        index = self._by_name
+        if index is None or len(index) != len(self.test_cases):
+            index = self._by_name = {c.name: c for c in self.test_cases}
+        return index.get(name)
 
     def criterion_of(self, instruction_id: int) -> Criterion:
         return self.criteria[self.instructions[instruction_id].criterion_id - 1]

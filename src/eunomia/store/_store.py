@@ -8,15 +8,18 @@ response cache share them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from eunomia import __version__, defaults
 from eunomia.errors import EunomiaError
@@ -32,7 +35,8 @@ def blob_hash(data: bytes) -> str:
 
 
 def json_bytes(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+    """Canonical JSON (sorted keys, compact): equal values give equal bytes and hashes."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +116,8 @@ class RunStore:
             raise EunomiaError(f"run store {path} was written by a newer Eunomia "
                                f"(schema {version} > {SCHEMA_VERSION})")
         self._seq: dict[int, int] = {}
+        self._known: set[str] = set()
+        """Blob hashes this process has stored: not compressed and inserted again."""
 
     def _error(self, what: str, exc: BaseException) -> EunomiaError:
         detail = str(exc)
@@ -147,7 +153,7 @@ class RunStore:
         return zlib.decompress(row[0])
 
     def get_json(self, digest: str) -> Any:
-        return json.loads(self.get_blob(digest))
+        return orjson.loads(self.get_blob(digest))
 
     # --- runs ---------------------------------------------------------------------------------
     def create_run(self, name: str, kind: str, targets: list[str],
@@ -226,7 +232,45 @@ class RunStore:
         self._seq[run.id] += 1
         return self._seq[run.id]
 
-    def record_case(self, run: RunInfo, row: CaseRow) -> None:
+    def record_case(
+        self,
+        run: RunInfo,
+        row: CaseRow,
+        blobs: Sequence[tuple[str, bytes]] = (),
+        cache: tuple[str, str, float | None] | None = None,
+    ) -> None:
+        """Store a finished case with its request/response blobs and cache entry, atomically.
+
+        One transaction per case: either all of it is stored or none (a crash in between
+        leaves the case unfinished, so ``--resume`` asks for it again).
+        """
+        try:
+            self._db.execute("BEGIN")
+        except sqlite3.Error as exc:
+            raise self._error("cannot write to the run store", exc) from None
+        fresh = [(d, data) for d, data in blobs if d not in self._known]
+        try:
+            for digest, data in fresh:
+                self._write("INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)",
+                            (digest, zlib.compress(data, 1)))
+            if cache is not None:
+                self._write("INSERT OR REPLACE INTO cache(key, response, latency_s, created)"
+                            " VALUES (?, ?, ?, ?)", (cache[0], cache[1], cache[2], _now()))
+            self._insert_case(run, row)
+            self._db.execute("COMMIT")
+            self._known.update(d for d, _ in fresh)
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise self._error("cannot write to the run store", exc) from None
+            raise
+
+    def has_blob(self, digest: str) -> bool:
+        row = self._db.execute("SELECT 1 FROM blobs WHERE hash=?", (digest,)).fetchone()
+        return row is not None
+
+    def _insert_case(self, run: RunInfo, row: CaseRow) -> None:
         self._write(
             "INSERT OR REPLACE INTO cases(run_id, suite, target, case_name, repeat, status,"
             " error, attempts, latency_s, cached, score, input_tokens, output_tokens, cost,"

@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
+import orjson
 from pydantic import ValidationError
 
 from eunomia import defaults
@@ -17,6 +18,8 @@ from eunomia.scheduler import CallError, parse_retry_after, retryable_status
 from eunomia.targets._base import TargetResponse
 
 _BODY_SNIPPET = 300
+_BODY_MEMO = 1024
+"""Request bodies kept between describe_request and the send (a few per request in flight)."""
 
 
 def check_http_url(url: str, what: str = "server URL") -> str:
@@ -51,7 +54,8 @@ class AthenaTarget:
             self._headers["Authorization"] = secret
         self._max_connections = max(1, max_connections)
         self._session: aiohttp.ClientSession | None = None
-        self._exercise_json: dict[str, str] = {}
+        self._exercise_json: dict[str, bytes] = {}
+        self._bodies: dict[tuple[str, int], bytes] = {}
         self.name = f"athena:{self.server_url}" if self.server_url else "athena"
 
     def url_for(self, scenario: Scenario) -> str:
@@ -86,21 +90,27 @@ class AthenaTarget:
         return self.request_body(scenario, case)
 
     def request_body(self, scenario: Scenario, case: TestCase) -> bytes:
-        """The JSON body; the exercise part is serialised once per scenario."""
+        """The JSON body. The exercise part is serialised once per scenario, and the last
+        bodies built are kept, so storing a request and sending it encode it once."""
+        key = (scenario.name, case.submission_id)
+        body = self._bodies.get(key)
+        if body is not None:
+            return body
         exercise = self._exercise_json.get(scenario.name)
         if exercise is None:
-            exercise = json.dumps(scenario.athena_exercise().wire(), ensure_ascii=False)
+            exercise = orjson.dumps(scenario.athena_exercise().wire())
             self._exercise_json[scenario.name] = exercise
-        submission = json.dumps(
-            {
-                "id": case.submission_id,
-                "exerciseId": scenario.exercise.id,
-                "model": case.submission,
-                "meta": {},
-            },
-            ensure_ascii=False,
-        )
-        return f'{{"exercise":{exercise},"submission":{submission},"isGraded":true}}'.encode()
+        submission = orjson.dumps({
+            "id": case.submission_id,
+            "exerciseId": scenario.exercise.id,
+            "model": case.submission,
+            "meta": {},
+        })
+        body = b'{"exercise":' + exercise + b',"submission":' + submission + b',"isGraded":true}'
+        if len(self._bodies) >= _BODY_MEMO:
+            self._bodies.pop(next(iter(self._bodies)))  # oldest first
+        self._bodies[key] = body
+        return body
 
     def _fail(self, reason: str, **kw: Any) -> CallError:
         return CallError(redact(reason, [self._secret or ""]), **kw)

@@ -1,0 +1,155 @@
+"""The work of a scenario run: one target call, with its retries, for one test case."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+
+from eunomia.errors import EunomiaError
+from eunomia.executors._base import Executor, Submit
+from eunomia.scenarios import Scenario, TestCase
+from eunomia.scheduler import AdaptiveLimiter, Attempted, CallError, RetryPolicy, call_with_retry
+from eunomia.targets import FeedbackTarget, TargetConfig, TargetResponse, build_target
+
+
+@dataclass(frozen=True, slots=True)
+class TargetRecipe:
+    """How a worker builds its own copy of a target (no secret values: see TargetConfig)."""
+
+    spec: str
+    config: TargetConfig
+
+
+@dataclass(frozen=True, slots=True)
+class CaseCall:
+    """One job: ask the target about one case of one scenario."""
+
+    scenario: str
+    case: TestCase
+
+
+@dataclass(frozen=True, slots=True)
+class CallFailure:
+    """A :class:`CallError` in picklable form (its constructor takes keywords)."""
+
+    reason: str
+    attempts: int
+    status: int | None = None
+
+    @classmethod
+    def of(cls, exc: CallError) -> CallFailure:
+        return cls(exc.reason, exc.attempts, exc.status)
+
+    def error(self) -> CallError:
+        exc = CallError(self.reason, retryable=False, status=self.status)
+        exc.attempts = self.attempts
+        return exc
+
+
+CallResult = Attempted[TargetResponse] | CallFailure
+
+
+def _light(scenario: Scenario) -> Scenario:
+    """The scenario without its cases: jobs carry their own case."""
+    return dataclasses.replace(scenario, test_cases=[], invalid_cases=[], diagnostics=[])
+
+
+class TargetCall:
+    """``call_with_retry(target.feedback(scenario, case))`` as a :class:`Work`.
+
+    Built from a live target (local executor: the driver opened it) or from a
+    :class:`TargetRecipe` (remote workers build and open their own target once).
+    """
+
+    def __init__(
+        self,
+        scenarios: Iterable[Scenario],
+        policy: RetryPolicy,
+        *,
+        key: str,
+        target: FeedbackTarget | None = None,
+        recipe: TargetRecipe | None = None,
+    ) -> None:
+        if (target is None) == (recipe is None):
+            raise ValueError("give a target or a recipe")
+        self._key = key
+        self._scenarios = {s.name: _light(s) for s in scenarios}
+        self._policy = policy
+        self._recipe = recipe
+        self._target = target
+        self._owned = False
+        self._serial: asyncio.Semaphore | None = None
+
+    @property
+    def key(self) -> str:
+        return self._key
+
+    def __getstate__(self) -> dict[str, object]:
+        if self._recipe is None:
+            raise EunomiaError("a live target cannot be sent to workers; give its recipe")
+        state = dict(self.__dict__)
+        state.update(_target=None, _owned=False, _serial=None)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+
+    async def open(self) -> None:
+        if self._target is None:
+            assert self._recipe is not None
+            self._target = build_target(self._recipe.spec, self._recipe.config)
+            await self._target.open()  # a model-backed target loads its model here, once
+            self._owned = True
+            limit = getattr(self._target, "max_concurrency", None)
+            if isinstance(limit, int):  # an in-process model answers one call at a time
+                self._serial = asyncio.Semaphore(limit)
+
+    async def close(self) -> None:
+        if self._owned and self._target is not None:
+            await self._target.close()
+            self._target = None
+            self._owned = False
+
+    async def run(self, job: CaseCall, limiter: AdaptiveLimiter) -> CallResult:
+        target = self._target
+        if target is None:
+            raise EunomiaError("the target call was not opened")
+        scenario = self._scenarios[job.scenario]
+        try:
+            if self._serial is None:
+                return await call_with_retry(
+                    lambda: target.feedback(scenario, job.case), self._policy, limiter)
+            async with self._serial:
+                return await call_with_retry(
+                    lambda: target.feedback(scenario, job.case), self._policy, limiter)
+        except CallError as exc:
+            return CallFailure.of(exc)
+
+
+def scenario_caller(
+    submit: Submit[CaseCall, CallResult], scenario: str
+) -> Callable[[TestCase], Awaitable[Attempted[TargetResponse]]]:
+    """The target call of ``run_scenario`` made through an executor (raises CallError)."""
+
+    async def call(case: TestCase) -> Attempted[TargetResponse]:
+        got = await submit(CaseCall(scenario, case))
+        if isinstance(got, CallFailure):
+            raise got.error()
+        return got
+
+    return call
+
+
+def target_work(
+    target: FeedbackTarget, scenarios: Iterable[Scenario], policy: RetryPolicy,
+    executor: Executor, recipe: TargetRecipe | None,
+) -> TargetCall:
+    """The work of one target: the live target here, or its recipe for remote workers."""
+    if not executor.remote:
+        return TargetCall(scenarios, policy, key=target.name, target=target)
+    if recipe is None:
+        raise EunomiaError(f"target {target.name!r} cannot be rebuilt on the "
+                           f"{executor.name} executor's workers: no spec was given for it")
+    return TargetCall(scenarios, policy, key=target.name, recipe=recipe)

@@ -1,0 +1,214 @@
+"""The judge: build the rubric messages, call the judge model, parse tolerantly, retry, and
+record an unusable answer as ``unscored`` (with the raw text) — never as a zero.
+
+The rubric is a plain text file with ``{placeholders}`` (:data:`FIELDS`); write ``{{`` and
+``}}`` for literal braces. The bundled one is ``prompts/rubric_0_5.txt``; a suite or
+``--rubric`` can supply its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from eunomia import defaults
+from eunomia.engine._prompt import Template
+from eunomia.errors import EunomiaError
+from eunomia.judge._schema import JudgeAnswer, Verdict, judge_schema
+from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings
+from eunomia.scheduler import CallError
+
+BUNDLED_DIR = Path(__file__).resolve().parent / "prompts"
+NOTHING = "(none)"
+JUDGE_VERSION = "1"
+"""Changes when the judge's prompting or answer parsing changes (part of its cache keys)."""
+
+SYSTEM = ("You are a careful, impartial evaluator of AI assistants' answers. You follow the "
+          "grading scale exactly and reply with JSON only.")
+
+FIELDS: dict[str, str] = {
+    "system_prompt": "the system prompt the candidate was given",
+    "instruction": "the instruction (or, for conversations, the turns so far)",
+    "expected_response": "the reference answer (or the evaluation point of a turn)",
+    "potential_challenges": "the difficult points listed by the case's author",
+    "response": "the candidate's answer",
+    "guidance": "what matters for this kind of task (the kind's prompt file)",
+}
+
+
+class JudgeItem(BaseModel):
+    """What the judge sees about one answer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    system_prompt: str = ""
+    instruction: str = ""
+    expected_response: str = ""
+    potential_challenges: str = ""
+    response: str = ""
+    guidance: str = ""
+
+    def values(self) -> dict[str, str]:
+        return {k: (str(v).strip() or NOTHING) if k != "guidance" else str(v).strip()
+                for k, v in self.model_dump().items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Rubric:
+    """A checked rubric template."""
+
+    template: Template
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Rubric:
+        path = path or BUNDLED_DIR / defaults.JUDGE_RUBRIC_FILE
+        if not path.is_file():
+            raise EunomiaError(f"rubric file {path} does not exist")
+        return cls.from_text(_read(path), path)
+
+    @classmethod
+    def from_text(cls, text: str, path: Path) -> Rubric:
+        import string
+
+        names: set[str] = set()
+        try:
+            parsed = list(string.Formatter().parse(text))
+        except ValueError as exc:
+            raise EunomiaError(
+                f"rubric {path}: {exc} (write {{{{ and }}}} for literal braces)") from None
+        for _lit, name, spec, _conv in parsed:
+            if name is None:
+                continue
+            if name not in FIELDS or spec:
+                raise EunomiaError(
+                    f"rubric {path}: unknown placeholder {{{name}}}; known: "
+                    f"{', '.join(sorted(FIELDS))} (write {{{{ and }}}} for literal braces)")
+            names.add(name)
+        if "response" not in names:
+            raise EunomiaError(f"rubric {path}: the {{response}} placeholder is missing; "
+                               "without it the judge never sees the answer")
+        return cls(Template(path, text, frozenset(names)))
+
+    @property
+    def path(self) -> Path:
+        return self.template.path
+
+    def render(self, item: JudgeItem) -> str:
+        return self.template.render(item.values()).strip()
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise EunomiaError(f"cannot read rubric {path}: {exc.strerror or exc}") from None
+
+
+class UnusableAnswer(CallError):
+    """The judge answered, but not with a usable ``{score, feedback}``. Retryable; after the
+    last retry the verdict is recorded as unscored with :attr:`raw_text`."""
+
+    def __init__(self, reason: str, raw_text: str) -> None:
+        super().__init__(reason, retryable=True)
+        self.raw_text = raw_text
+
+
+def unusable(exc: CallError) -> UnusableAnswer | None:
+    """A provider's "the answer is not the JSON asked for" (not retryable for it) as an
+    :class:`UnusableAnswer`; None for any other failure."""
+    if isinstance(exc, UnusableAnswer):
+        return exc
+    if not exc.retryable and exc.status is None and "the model's" in exc.reason:
+        raw = getattr(exc, "answer_text", None)
+        return UnusableAnswer(f"unusable answer: {exc.reason}",
+                              raw if isinstance(raw, str) else exc.reason)
+    return None
+
+
+def parse_answer(result: ChatResult) -> JudgeAnswer:
+    """The verdict in a judge result; :class:`UnusableAnswer` when there is none."""
+    value: Any = result.parsed
+    if value is None:
+        from eunomia.models import JSONExtractionError, extract_json
+
+        try:
+            value = extract_json(result.text)
+        except JSONExtractionError as exc:
+            raise UnusableAnswer(f"unusable answer: {exc}", result.text) from None
+    if isinstance(value, dict) and isinstance(value.get("score"), float) \
+            and float(value["score"]).is_integer():
+        value = {**value, "score": int(value["score"])}
+    try:
+        return JudgeAnswer.model_validate(value)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "answer"
+        raise UnusableAnswer(f"unusable answer: {where}: {first['msg']}", result.text) from None
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeCall:
+    """What a judge call returned through the caller: the result, tries made, cache hit."""
+
+    result: ChatResult
+    attempts: int
+    cached: bool
+
+
+JudgeCaller = Callable[[ChatRequest, int, Callable[[ChatResult], Any]], Awaitable[JudgeCall]]
+"""``(request, judge repeat index, validate) -> JudgeCall``. Retries, caches, rate-limits;
+``validate`` raises :class:`UnusableAnswer` for an answer to retry (not cached)."""
+
+
+class Judge:
+    """Scores answers with a judge model on the rubric (0–5)."""
+
+    def __init__(self, rubric: Rubric | None = None, *,
+                 settings: GenerationSettings | None = None, repeats: int = 1) -> None:
+        if repeats < 1:
+            raise EunomiaError(f"--judge-repeats must be at least 1, got {repeats}")
+        self.rubric = rubric or Rubric.load()
+        base = settings or GenerationSettings()
+        update: dict[str, Any] = {"max_tokens": min(base.max_tokens, defaults.JUDGE_MAX_TOKENS)}
+        if repeats > 1 and base.temperature == 0:
+            update["temperature"] = defaults.JUDGE_REPEAT_TEMPERATURE
+        self.settings = base.model_copy(update=update)
+        self.repeats = repeats
+        self.schema = judge_schema()
+
+    def request(self, item: JudgeItem, repeat: int = 0, rubric: Rubric | None = None
+                ) -> ChatRequest:
+        """The judge call for ``item``; repeat k > 0 samples with seed + k."""
+        settings = self.settings
+        if repeat and settings.seed is not None:
+            settings = settings.model_copy(update={"seed": settings.seed + repeat})
+        return ChatRequest(
+            messages=(ChatMessage(role="system", content=SYSTEM),
+                      ChatMessage(role="user", content=(rubric or self.rubric).render(item))),
+            settings=settings,
+            json_schema=self.schema,
+        )
+
+    async def score(self, item: JudgeItem, call: JudgeCaller,
+                    rubric: Rubric | None = None) -> list[Verdict]:
+        """``repeats`` verdicts on one answer. Raises :class:`CallError` when the judge cannot
+        be reached; an unusable answer becomes an unscored verdict."""
+        out: list[Verdict] = []
+        for k in range(self.repeats):
+            try:
+                got = await call(self.request(item, k, rubric), k, parse_answer)
+            except CallError as exc:
+                bad = unusable(exc)
+                if bad is None:
+                    raise
+                out.append(Verdict(score=None, status="unscored", feedback=bad.reason,
+                                   raw=bad.raw_text, attempts=exc.attempts, repeat=k))
+                continue
+            answer = parse_answer(got.result)
+            out.append(Verdict(score=answer.score, feedback=answer.feedback.strip(),
+                               attempts=got.attempts, cached=got.cached, repeat=k))
+        return out

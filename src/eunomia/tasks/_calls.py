@@ -1,0 +1,90 @@
+"""Model calls of a task run: cached in the run store, retried and rate-limited by the scheduler.
+
+The cache key covers everything that changes the answer — the role (candidate/judge),
+the model spec, the whole request (messages, generation settings, answer schema) and
+the repeat index — and nothing operational (timeouts, concurrency, streaming).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from eunomia.judge import JUDGE_VERSION, JudgeCall, UnusableAnswer, unusable
+from eunomia.models import ChatRequest, ChatResult, ModelProvider
+from eunomia.runner import cache_key
+from eunomia.scheduler import AdaptiveLimiter, CallError, RetryPolicy, call_with_retry
+from eunomia.store import RunStore
+
+Validate = Callable[[ChatResult], Any]
+
+
+class ModelCaller:
+    """One model in one role, shared by every case of a run."""
+
+    def __init__(self, provider: ModelProvider, spec: str, role: str, *,
+                 policy: RetryPolicy, limiter: AdaptiveLimiter,
+                 store: RunStore | None = None, use_cache: bool = True) -> None:
+        self.provider = provider
+        self.spec = spec
+        self.role = role
+        self.policy = policy
+        self.limiter = limiter
+        self.store = store
+        self.use_cache = use_cache
+        self.identity = json.dumps(
+            {"role": role, "model": spec, **({"judge": JUDGE_VERSION} if role == "judge" else {})},
+            sort_keys=True)
+        self.requests_made = 0
+        self.cache_hits = 0
+
+    def key(self, request: ChatRequest, repeat: int) -> str | None:
+        if self.store is None:
+            return None
+        described = request.model_dump_json(exclude={"stream"}).encode()
+        return cache_key(self.identity, self.store.put_blob(described), repeat)
+
+    async def call(self, request: ChatRequest, repeat: int,
+                   validate: Validate | None = None) -> JudgeCall:
+        """The answer to ``request`` (from the cache when it holds one).
+
+        Raises :class:`CallError` after the retries; with ``validate``, an answer it rejects
+        (or that the provider could not parse) is retried and finally raised as
+        :class:`UnusableAnswer`.
+        """
+        key = self.key(request, repeat)
+        if key is not None and self.store is not None and self.use_cache:
+            hit = self.store.cache_get(key)
+            if hit is not None:
+                result = ChatResult.model_validate(self.store.get_json(hit[0]))
+                try:
+                    if validate is not None:
+                        validate(result)
+                except CallError:
+                    pass  # an answer cached by an older parser: ask again
+                else:
+                    self.cache_hits += 1
+                    return JudgeCall(result, 0, True)
+
+        async def attempt() -> ChatResult:
+            self.requests_made += 1
+            try:
+                result = await self.provider.chat(request)
+            except CallError as exc:
+                bad = unusable(exc) if validate is not None else None
+                if bad is not None:
+                    raise bad from None
+                raise
+            if validate is not None:
+                validate(result)
+            return result
+
+        try:
+            got = await call_with_retry(attempt, self.policy, self.limiter)
+        except UnusableAnswer:
+            raise
+        if key is not None and self.store is not None:
+            digest = self.store.put_json(got.value.model_dump(mode="json"))
+            self.store.cache_put(key, digest, got.value.latency_s or got.latency_s)
+        return JudgeCall(got.value, got.attempts, False)

@@ -1,0 +1,199 @@
+"""The task-suite format: pydantic models at the file boundary.
+
+Two published shapes are read: a bare YAML list of cases (llmevalforge v1) and
+``{metadata: {...}, test_cases: [...]}`` (v2). Every case keeps its original
+mapping (``raw``, in file order, unknown fields included) so results can be
+written back in the input's key order with the new fields appended.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Difficulty = Literal["easy", "medium", "hard"]
+
+
+class CheckSpec(BaseModel):
+    """One deterministic check on an answer; exactly one of the fields is set.
+
+    ``{contains: "30 days"}``, ``{not_contains: ...}``, ``{regex: "\\d+"}``,
+    ``{max_words: 80}``, ``{min_words: 10}``, ``{json: true}`` (the answer is valid JSON).
+    ``contains`` may be a list: every item must appear. Matching ignores case.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    contains: str | list[str] | None = None
+    not_contains: str | list[str] | None = None
+    regex: str | None = None
+    max_words: int | None = Field(default=None, ge=0)
+    min_words: int | None = Field(default=None, ge=0)
+    json_valid: bool | None = Field(default=None, alias="json")
+
+    @model_validator(mode="after")
+    def _one(self) -> CheckSpec:
+        given = [k for k, v in self.model_dump(by_alias=True).items() if v is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "a check needs exactly one of contains, not_contains, regex, max_words, "
+                f"min_words, json (got {', '.join(given) or 'none'})"
+            )
+        if self.regex is not None:
+            import re
+
+            try:
+                re.compile(self.regex)
+            except re.error as exc:
+                raise ValueError(f"invalid regex {self.regex!r}: {exc}") from None
+        return self
+
+    @property
+    def name(self) -> str:
+        return next(k for k, v in self.model_dump(by_alias=True).items() if v is not None)
+
+
+class Turn(BaseModel):
+    """One user turn of a multi-turn (context retention) case."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    user: str
+    eval_point: str | None = None
+    """What the reply to this turn must get right (judged on this turn)."""
+    check: CheckSpec | list[CheckSpec] | None = None
+    """Deterministic check(s) of the reply to this turn."""
+
+    @property
+    def checks(self) -> list[CheckSpec]:
+        if self.check is None:
+            return []
+        return list(self.check) if isinstance(self.check, list) else [self.check]
+
+
+class TaskCase(BaseModel):
+    """One test case. Unknown fields are allowed and carried into the results."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+
+    case_id: str | int | None = None
+    id: str | int | None = None
+    category: str | None = None
+    sub_category: str | list[str] | None = None
+    system_prompt: str | None = None
+    instruction: str | None = None
+    expected_response: str | None = None
+    potential_challenges: str | list[str] | None = None
+    challenges: str | list[str] | None = None
+    difficulty_level: Difficulty | None = None
+    expected_output_length: int | None = Field(default=None, gt=0)
+    conversation: list[Turn] | None = None
+    checks: list[CheckSpec] | None = None
+    human_score: float | None = Field(default=None, ge=0, le=5)
+
+    @field_validator("difficulty_level", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("conversation")
+    @classmethod
+    def _not_empty(cls, value: list[Turn] | None) -> list[Turn] | None:
+        if value is not None and not value:
+            raise ValueError("a conversation needs at least one turn")
+        return value
+
+    @property
+    def challenges_text(self) -> str:
+        value = self.potential_challenges if self.potential_challenges is not None \
+            else self.challenges
+        if value is None:
+            return ""
+        if isinstance(value, list):
+            return "\n".join(f"- {v}" for v in value)
+        return value.strip()
+
+    @property
+    def sub_categories(self) -> list[str]:
+        if self.sub_category is None:
+            return []
+        if isinstance(self.sub_category, list):
+            return [str(s).strip() for s in self.sub_category if str(s).strip()]
+        return [self.sub_category.strip()] if self.sub_category.strip() else []
+
+
+class SuiteFile(BaseModel):
+    """The v2 shape: ``{metadata, test_cases}``. Other top-level keys are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    test_cases: list[Any]
+
+
+class LoadedCase(BaseModel):
+    """A validated case with its name, kind, position and original mapping."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    kind: str
+    index: int
+    """Position in the file's list of cases."""
+    line: int | None = None
+    case: TaskCase
+    raw_json: str
+    """The case as written, as JSON text: file key order kept (also through the store,
+    whose JSON is key-sorted), unknown fields included."""
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.raw_json)
+        return value
+
+    @property
+    def difficulty(self) -> str:
+        return self.case.difficulty_level or "unspecified"
+
+    @property
+    def category(self) -> str:
+        return (self.case.category or self.kind).strip()
+
+
+class TaskSuite(BaseModel):
+    """One suite file, loaded."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    """Unique within a run: the file stem (made unique when two files share one)."""
+    path: str
+    shape: Literal["list", "mapping"]
+    top_level_json: str = "{}"
+    """The top-level keys of a mapping-shaped file other than ``test_cases`` (``metadata``
+    first), as JSON text in file order, for the output file."""
+    rubric: str | None = None
+    """Text of this suite's own rubric prompt (``metadata.rubric``: a file beside the suite)."""
+    rubric_path: str | None = None
+    cases: list[LoadedCase]
+    invalid: list[tuple[str, str]] = Field(default_factory=list)
+    """(name, reason) of the cases that could not be used."""
+
+    @property
+    def top_level(self) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.top_level_json)
+        return value
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        meta = self.top_level.get("metadata")
+        return meta if isinstance(meta, dict) else {}
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TaskSuite:
+        return cls.model_validate(data)

@@ -1,0 +1,127 @@
+"""The terminal summary of a task run (rich tables), like the scenarios' summary."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from eunomia.stats import Interval
+from eunomia.tasks._summary import GroupStat, TasksSummary
+from eunomia.tasks.kinds import kinds
+
+_MAX_FAILURES_SHOWN = 20
+_SHOWN_GROUPINGS = ("kind", "category", "difficulty")
+
+
+def _ci(i: Interval | None) -> str:
+    if i is None:
+        return "-"
+    if i.low == i.high:
+        return f"{i.estimate:.2f}"
+    return f"{i.estimate:.2f} [{i.low:.2f}, {i.high:.2f}]"
+
+
+def _opt(value: float | None, fmt: str = "{:.3f}") -> str:
+    return "-" if value is None else fmt.format(value)
+
+
+def _group_table(title: str, groups: list[GroupStat]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for col, just in (("Group", "left"), ("Cases", "right"), ("Scored", "right"),
+                      ("Unscored", "right"), ("Failed", "right"),
+                      ("Mean (0-5) [95% CI]", "right"), ("Weighted [95% CI]", "right"),
+                      ("Checks passed", "right")):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for g in groups:
+        checks = f"{g.checks_passed}/{g.checks_total}" if g.checks_total else "-"
+        table.add_row(escape(g.value), str(g.cases), str(g.scored), str(g.unscored),
+                      str(g.failed), _ci(g.mean), _ci(g.weighted), checks)
+    return table
+
+
+def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -> None:
+    if s is None:
+        return
+    metrics = Table(title=f"Tasks: {escape(s.candidate)} judged by {escape(s.judge)}",
+                    title_justify="left")
+    metrics.add_column("Metric")
+    metrics.add_column("Value", justify="right")
+    weights = ", ".join(f"{k}={v:g}" for k, v in s.weights.items())
+    rows = [
+        ("Cases", str(s.total)), ("Scored", str(s.scored)), ("Unscored", str(s.unscored)),
+        ("Failed", str(s.failed)), ("Invalid", str(s.invalid)),
+        ("Mean score (0-5) [95% CI]", _ci(s.overall.mean if s.overall else None)),
+        (f"Difficulty-weighted mean ({weights})",
+         _ci(s.overall.weighted if s.overall else None)),
+        ("Candidate tokens (in/out)", f"{s.candidate_tokens[0]}/{s.candidate_tokens[1]}"),
+        ("Judge tokens (in/out)", f"{s.judge_tokens[0]}/{s.judge_tokens[1]}"),
+        ("Cost", _opt(s.cost, "{:.4f}")),
+        ("Candidate latency mean / p95 (s)",
+         f"{_opt(s.latency_mean_s, '{:.2f}')} / {_opt(s.latency_p95_s, '{:.2f}')}"),
+    ]
+    for name, value in rows:
+        style = "bold red" if name in ("Failed", "Unscored") and value != "0" else None
+        metrics.add_row(name, value, style=style)
+    console.print(metrics)
+    titles = {k.title for k in kinds()}
+    for grouping in _SHOWN_GROUPINGS:
+        groups = [g for g in s.groups if g.grouping == grouping]
+        if grouping == "category" and all(g.value in titles for g in groups):
+            continue  # the same as "By kind"
+        if groups:
+            console.print(_group_table(f"By {grouping.replace('_', ' ')}", groups))
+    a = s.agreement
+    if a is not None and (a.judge_repeats > 1 or a.human_cases):
+        table = Table(title="Judge reliability", title_justify="left")
+        table.add_column("Measure")
+        table.add_column("Value", justify="right")
+        if a.judge_repeats > 1:
+            table.add_row(f"Self-agreement over {a.judge_repeats} scorings: "
+                          "Krippendorff alpha (interval)", _opt(a.alpha))
+            table.add_row("Self-agreement: ICC(2,1)", _opt(a.icc))
+            table.add_row("Answers scored repeatedly", str(a.answers))
+        if a.human_cases:
+            table.add_row("Judge vs human: quadratic-weighted kappa", _opt(a.qwk))
+            table.add_row("Judge vs human: mean absolute difference", _opt(a.mad))
+            table.add_row("Cases with a human score", str(a.human_cases))
+        console.print(table)
+    if s.speed:
+        table = Table(title="Inference speed", title_justify="left")
+        for col in ("Case", "Asked words", "Words", "Latency (s)", "TTFT (s)", "Words/s",
+                    "Length adherence"):
+            table.add_column(col, justify="left" if col == "Case" else "right")
+        for r in sorted(s.speed, key=lambda r: (r.expected_words or 0, r.case_name)):
+            table.add_row(escape(f"{r.suite}/{r.case_name}"), str(r.expected_words or "-"),
+                          str(r.output_words), _opt(r.latency_s, "{:.2f}"),
+                          _opt(r.time_to_first_token_s, "{:.2f}"),
+                          _opt(r.words_per_second, "{:.1f}"),
+                          _opt(r.length_adherence, "{:.2f}"))
+        console.print(table)
+        fit = s.speed_fit
+        if fit is not None:
+            ci = ""
+            if fit.slope_low is not None and fit.slope_high is not None:
+                ci = f" [95% CI {fit.slope_low * 100:.3g}, {fit.slope_high * 100:.3g}]"
+            r2 = f", R² {fit.r2:.2f}" if fit.r2 is not None else ""
+            console.print(f"Latency grows by {fit.slope * 100:.3g} s per 100 output words{ci}"
+                          f"{r2} (n={fit.n}); plot: inference_speed.svg")
+    if s.failures:
+        table = Table(title=f"Cases not scored ({len(s.failures)})", title_justify="left",
+                      style="red")
+        table.add_column("Case")
+        table.add_column("Repeat", justify="right")
+        table.add_column("Status")
+        table.add_column("Reason", overflow="fold")
+        for suite, case, repeat, status, reason in s.failures[:_MAX_FAILURES_SHOWN]:
+            short = reason if len(reason) <= 300 else reason[:297] + "..."
+            table.add_row(escape(f"{suite}/{case}"), str(repeat), status, escape(short))
+        console.print(table)
+        if len(s.failures) > _MAX_FAILURES_SHOWN:
+            console.print(f"... and {len(s.failures) - _MAX_FAILURES_SHOWN} more in "
+                          "failures.json")
+    if s.unknown_models:
+        console.print("[yellow]warning:[/] no price for "
+                      + ", ".join(escape(m) for m in s.unknown_models)
+                      + " (models.yml); their cost is unknown")
+    console.print(f"Results: {escape(folder)}")

@@ -1,0 +1,311 @@
+"""Run task suites: candidate calls and judge calls through the shared scheduler (retries,
+timeouts, adaptive concurrency), every case recorded in the run store as it finishes,
+result files exported from the store at the end (also when interrupted).
+
+Mirrors :func:`eunomia.runner.run_scenarios`: run kind ``tasks``, the suites snapshotted,
+``--resume`` skips the cases already stored, ``--repeat N`` runs each case N times, and
+the response cache (keyed on everything that changes an answer) makes a re-run free.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import traceback
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from eunomia import defaults
+from eunomia.errors import EunomiaError
+from eunomia.judge import Judge, Rubric
+from eunomia.models import ModelProvider, ModelSpec
+from eunomia.pricing import PriceTable, TokenCount
+from eunomia.report import CaseProgress
+from eunomia.runner import RunOptions
+from eunomia.scheduler import AdaptiveLimiter, CallError, stream_results
+from eunomia.store import CaseRow, RunInfo, RunStore, now
+from eunomia.tasks._calls import ModelCaller
+from eunomia.tasks._context import CaseContext
+from eunomia.tasks._model import LoadedCase, TaskSuite
+from eunomia.tasks._result import CaseResult
+from eunomia.tasks._summary import TasksSummary
+from eunomia.tasks.kinds import get_kind
+
+RUN_KIND = "tasks"
+
+
+@dataclass(frozen=True, slots=True)
+class TaskSelection:
+    patterns: tuple[str, ...] = ()
+    """Globs matched against ``case``, ``suite/case`` or ``kind/case``; empty selects all."""
+    max_cases: int | None = None
+    """At most this many cases per suite, in file order."""
+
+    def matches(self, suite: str, kind: str, case: str) -> bool:
+        if not self.patterns:
+            return True
+        names = (case, f"{suite}/{case}", f"{kind}/{case}")
+        return any(fnmatch.fnmatchcase(n, p) for p in self.patterns for n in names)
+
+    def apply(self, suite: TaskSuite) -> list[LoadedCase]:
+        cases = [c for c in suite.cases if self.matches(suite.name, c.kind, c.name)]
+        return cases[: self.max_cases] if self.max_cases is not None else cases
+
+    def invalid(self, suite: TaskSuite) -> list[tuple[str, str]]:
+        return [(n, r) for n, r in suite.invalid if self.matches(suite.name, "", n)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"patterns": list(self.patterns), "max_cases": self.max_cases}
+
+
+@dataclass(slots=True)
+class Model:
+    """A model of the run: its resolved spec and (after opening) its provider."""
+
+    spec: ModelSpec
+    provider: ModelProvider | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.spec
+
+    @property
+    def serial(self) -> bool:
+        return self.spec.kind == "local"
+
+
+@dataclass(slots=True)
+class TaskRunReport:
+    run_name: str
+    folder: Path
+    store_path: Path
+    summary: TasksSummary | None = None
+    interrupted: bool = False
+    requests_made: int = 0
+    cache_hits: int = 0
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def failed_cases(self) -> int:
+        s = self.summary
+        return 0 if s is None else s.failed + s.invalid
+
+
+def open_task_run(store: RunStore, run_name: str, candidate: str, settings: dict[str, Any],
+                  *, resume: bool) -> RunInfo:
+    if not resume:
+        return store.create_run(run_name, RUN_KIND, [candidate], settings)
+    run = store.require_run(run_name)
+    if run.kind != RUN_KIND:
+        raise EunomiaError(f"run {run_name!r} is a {run.kind} run; resume it with "
+                           "'eunomia run --resume'")
+    if run.targets != [candidate]:
+        raise EunomiaError(f"run {run_name!r} was made with model {run.targets}, "
+                           f"not {candidate!r}")
+    store.set_run_status(run, "running")
+    return run
+
+
+def price_table(*specs: ModelSpec) -> PriceTable:
+    """Prices from ``models.yml`` (and the specs' own), for cost estimates."""
+    from eunomia.models import load_config
+
+    table = load_config().price_table()
+    extra = {}
+    for s in specs:
+        if s.price is not None:
+            extra[s.model] = s.price
+            extra[s.spec] = s.price
+    return table.merged(PriceTable(extra)) if extra else table
+
+
+def case_row(suite: str, target: str, case: LoadedCase | None, name: str, repeat: int,
+             result: CaseResult | None, prices: PriceTable, store: RunStore,
+             error: str | None = None, status: str | None = None) -> CaseRow:
+    """The store row of one case: headline score 0–5, tokens of every call, total cost."""
+    request = store.put_blob(case.raw_json.encode()) if case is not None else None
+    if result is None:
+        return CaseRow(suite, target, name, repeat, status or "invalid", error, 0, None, False,
+                       None, 0, 0, None, request, None, now())
+    counts = [TokenCount(c.model, c.input_tokens, c.output_tokens, c.cached_input_tokens)
+              for c in result.calls]
+    cost = prices.summarize(counts) if counts else None
+    return CaseRow(
+        suite=suite, target=target, case_name=name, repeat=repeat, status=result.status,
+        error=result.error, attempts=result.attempts, latency_s=result.candidate_latency_s,
+        cached=result.cached, score=result.score,
+        input_tokens=sum(c.input_tokens for c in result.calls),
+        output_tokens=sum(c.output_tokens for c in result.calls),
+        cost=cost.total_cost if cost is not None else None, request=request,
+        response=store.put_json(result.model_dump(mode="json")), finished=now(),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    suite: TaskSuite
+    case: LoadedCase
+    repeat: int
+
+
+def _internal(exc: Exception) -> str:
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    return (f"internal error: {type(exc).__name__}: {exc} "
+            f"({os.path.basename(where.filename)}:{where.lineno})")
+
+
+async def run_tasks(
+    suites: Sequence[TaskSuite],
+    *,
+    candidate: ModelSpec,
+    judge: ModelSpec,
+    run_name: str,
+    results_dir: Path,
+    options: RunOptions,
+    judge_repeats: int = defaults.JUDGE_REPEATS,
+    repeats: int = 1,
+    weights: Mapping[str, float] | None = None,
+    rubric: Rubric | None = None,
+    selection: TaskSelection = TaskSelection(),
+    console: Console | None = None,
+    store_path: Path | None = None,
+    resume: bool = False,
+    retry_failed: bool = False,
+    use_cache: bool = True,
+    settings: dict[str, Any] | None = None,
+    providers: tuple[ModelProvider, ModelProvider] | None = None,
+) -> TaskRunReport:
+    """Run every selected case of every suite ``repeats`` times; export and summarize.
+
+    ``providers`` (candidate, judge) replaces building them from the specs (they are then
+    left open for their owner).
+    """
+    if repeats < 1:
+        raise EunomiaError(f"--repeat must be at least 1, got {repeats}")
+    weights = dict(weights or defaults.DIFFICULTY_WEIGHTS)
+    console = console or Console(stderr=True, quiet=True)
+    store_path = store_path or results_dir / defaults.STORE_FILE
+    judge_obj = Judge(rubric, settings=judge.settings, repeats=judge_repeats)
+    prices = price_table(candidate, judge)
+    store = RunStore(store_path)
+    report = TaskRunReport(run_name, results_dir / run_name, store_path)
+    cand, jm = Model(candidate), Model(judge)
+    try:
+        run_settings = {
+            **(settings or {}), "repeats": repeats, "judge": judge.spec,
+            "judge_repeats": judge_repeats, "weights": weights,
+            "rubric": str(judge_obj.rubric.path), "selection": selection.to_json(),
+        }
+        run = open_task_run(store, run_name, candidate.spec, run_settings, resume=resume)
+        done = store.finished_keys(run, include_failed=not retry_failed) if resume else set()
+        for suite in suites:
+            store.add_suite(run, suite.name, suite.path, suite.to_json(), prices.to_json())
+        status = "interrupted"
+        try:
+            await _run(store, run, suites, cand, jm, judge_obj, selection, repeats, done,
+                       options, use_cache, prices, console, report, providers)
+            status = "complete"
+        finally:
+            store.set_run_status(run, status)
+            run = store.require_run(run_name)
+            report.interrupted = status != "complete"
+            from eunomia.exports._task_files import export_task_run
+
+            exported = export_task_run(store, run, results_dir)
+            report.summary = exported.summary
+            report.files = exported.files
+        from eunomia.tasks._report import print_tasks_summary
+
+        print_tasks_summary(console, report.summary, str(report.folder))
+        if report.cache_hits:
+            console.print(f"{report.cache_hits} model call(s) answered from the cache "
+                          "(no request made); --no-cache to ask again")
+    finally:
+        store.close()
+    return report
+
+
+def _jobs(suites: Sequence[TaskSuite], selection: TaskSelection, repeats: int, target: str,
+          done: set[tuple[str, str, str, int]]) -> Iterator[_Job]:
+    for r in range(repeats):
+        for suite in suites:
+            for case in selection.apply(suite):
+                if (suite.name, target, case.name, r) not in done:
+                    yield _Job(suite, case, r)
+
+
+async def _run(store: RunStore, run: RunInfo, suites: Sequence[TaskSuite], cand: Model,
+               jm: Model, judge: Judge, selection: TaskSelection, repeats: int,
+               done: set[tuple[str, str, str, int]], options: RunOptions, use_cache: bool,
+               prices: PriceTable, console: Console, report: TaskRunReport,
+               providers: tuple[ModelProvider, ModelProvider] | None) -> None:
+    from eunomia.models import get_model
+
+    owned: list[ModelProvider] = []
+    if providers is not None:
+        cand.provider, jm.provider = providers
+    else:
+        cand.provider = get_model(cand.spec)
+        owned.append(cand.provider)
+        jm.provider = cand.provider if jm.name == cand.name else get_model(jm.spec)
+        if jm.provider is not cand.provider:
+            owned.append(jm.provider)
+    concurrency = options.concurrency
+    if (cand.serial or jm.serial) and concurrency > 1:
+        console.print("[yellow]note:[/] a local model answers one request at a time; "
+                      f"concurrency lowered from {concurrency} to 1")
+        concurrency = 1
+    limiter = AdaptiveLimiter(concurrency)
+    judge_limiter = limiter if jm.name == cand.name else AdaptiveLimiter(concurrency)
+    target = cand.name
+    candidate = ModelCaller(cand.provider, cand.name, "candidate", policy=options.policy,
+                            limiter=limiter, store=store, use_cache=use_cache)
+    judge_caller = ModelCaller(jm.provider, jm.name, "judge", policy=options.policy,
+                               limiter=judge_limiter, store=store, use_cache=use_cache)
+    rubrics = {s.name: Rubric.from_text(s.rubric, Path(s.rubric_path or s.path))
+               for s in suites if s.rubric}
+    guidance: dict[str, str] = {}
+    try:
+        jobs = list(_jobs(suites, selection, repeats, target, done))
+        invalid = [(s, n, reason, r) for r in range(repeats) for s in suites
+                   for n, reason in selection.invalid(s)
+                   if (s.name, target, n, r) not in done]
+        with CaseProgress(console, len(jobs) + len(invalid), "tasks") as progress:
+            for s, n, reason, r in invalid:
+                store.record_case(run, case_row(s.name, target, None, n, r, None, prices,
+                                                store, error=reason))
+                progress.advance(True)
+
+            async def job(j: _Job) -> tuple[_Job, CaseResult]:
+                kind = get_kind(j.case.kind)
+                if kind.name not in guidance:
+                    guidance[kind.name] = kind.guidance()
+                ctx = CaseContext(candidate=candidate, judge_caller=judge_caller, judge=judge,
+                                  settings=cand.spec.settings, repeat=j.repeat,
+                                  guidance=guidance[kind.name],
+                                  rubric=rubrics.get(j.suite.name))
+                try:
+                    return j, await kind.runner(j.case, ctx)
+                except CallError as exc:
+                    err = f"{exc.reason} (after {exc.attempts} attempt(s))"
+                except EunomiaError:
+                    raise
+                except Exception as exc:  # a bug must not lose the rest of the run
+                    err = _internal(exc)
+                return j, CaseResult(kind=j.case.kind, error=err, calls=ctx.calls)
+
+            async for j, result in stream_results(jobs, job, concurrency):
+                store.record_case(run, case_row(j.suite.name, target, j.case, j.case.name,
+                                                j.repeat, result, prices, store))
+                progress.advance(result.status != "scored")
+    finally:
+        report.requests_made = candidate.requests_made + judge_caller.requests_made
+        report.cache_hits = candidate.cache_hits + judge_caller.cache_hits
+        for p in owned:
+            await p.close()
+
+
