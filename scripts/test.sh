@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --dev
+scripts/install-chromium.sh || true  # browser tests of the HTML report; they skip without it
 echo "==> ruff"
 .venv/bin/ruff check .
 echo "==> mypy"

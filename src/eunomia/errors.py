@@ -80,7 +80,8 @@ def key_path(loc: Sequence[int | str]) -> str:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += f".{part}" if out else str(part)
+            part = str(part) or '""'  # an empty key must still show where the problem is
+            out += f".{part}" if out else part
     return out
 
 
@@ -139,6 +140,13 @@ def from_yaml_error(file: Path, exc: yaml.YAMLError, text: str | None = None) ->
             cause += " (YAML does not allow tab characters for indentation)"
     else:
         cause = str(exc).splitlines()[0] if str(exc) else "malformed YAML"
+        # yaml.reader.ReaderError (a forbidden character) has no mark; its position counts
+        # bytes in libyaml and characters in PyYAML, so the character itself is looked up.
+        character = getattr(exc, "character", None)
+        position = text.find(chr(character)) if isinstance(character, int) and text else -1
+        if text is not None and position >= 0:
+            line = text.count("\n", 0, position) + 1
+            column = position - (text.rfind("\n", 0, position) + 1) + 1
     return Diagnostic(Severity.ERROR, file, f"invalid YAML: {cause}", "", line, column)
 
 

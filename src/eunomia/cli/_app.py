@@ -10,8 +10,11 @@ import typer
 from rich.markup import escape
 
 from eunomia import __version__, defaults
-from eunomia.cli import _run, _store_cmds
+from eunomia.cli import _eval, _run, _store_cmds
 from eunomia.cli._common import console, print_diagnostics
+from eunomia.cli._compare import compare
+from eunomia.cli._report import report
+from eunomia.cli._view import view
 from eunomia.errors import Severity
 from eunomia.scenarios import discover
 
@@ -25,6 +28,10 @@ app.command()(_run.run)
 app.command()(_run.demo)
 app.command()(_store_cmds.runs)
 app.command()(_store_cmds.export)
+app.command("eval")(_eval.eval_command)
+app.command()(compare)
+app.command()(report)
+app.command()(view)
 
 
 @app.command()

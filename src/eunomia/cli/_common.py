@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from rich.console import Console
 from rich.markup import escape
 
@@ -27,6 +29,6 @@ def print_diagnostics(out: Console, diagnostics: list[Diagnostic]) -> None:
 def check_positive(name: str, value: float | None, allow_zero: bool = False) -> None:
     if value is None:
         return
-    if value < 0 or (value == 0 and not allow_zero):
+    if math.isnan(value) or value < 0 or (value == 0 and not allow_zero):
         raise EunomiaError(f"{name} must be {'non-negative' if allow_zero else 'positive'}, "
                            f"got {value:g}")

@@ -13,6 +13,7 @@ from rich.markup import escape
 from eunomia import defaults
 from eunomia.cli._common import check_positive, console, print_diagnostics
 from eunomia.errors import EunomiaError, has_errors
+from eunomia.executors import TargetRecipe, make_executor
 from eunomia.runner import CaseSelection, RunOptions, load_all, run_scenarios
 from eunomia.scenarios import discover
 from eunomia.scheduler import RetryPolicy
@@ -43,6 +44,8 @@ def execute_run(
     x_server_url: str,
     prompt_dir: Path | None,
     ask: bool,
+    executor: str | None = None,
+    ray_address: str | None = None,
 ) -> None:
     from eunomia.cli._prompts import ask_case_patterns, ask_run_name, default_run_name
 
@@ -74,9 +77,13 @@ def execute_run(
         secret_env = stored.get("secret_env", secret_env)
         x_server_url = stored.get("x_server_url", x_server_url)
         prompt_dir = Path(stored["prompt_dir"]) if stored.get("prompt_dir") else None
+        if executor is None:  # the stored executor unless --executor overrides it
+            executor = stored.get("executor")
+            ray_address = ray_address or stored.get("ray_address")
         ask = False
     if not paths:
         raise EunomiaError("give at least one scenario folder (or --resume RUN)")
+    calls_on = make_executor(executor or "local", ray_address=ray_address)  # fails fast
 
     sources, problems = discover(paths)
     if has_errors(problems):
@@ -107,7 +114,10 @@ def execute_run(
     built = [build_target(spec, config) for spec in (targets or ["athena"])]
     for tgt in built:
         limit = getattr(tgt, "max_concurrency", None)
-        if isinstance(limit, int) and concurrency > limit:
+        if isinstance(limit, int) and calls_on.remote:
+            out.print(f"[yellow]note:[/] {escape(tgt.name)} answers one request at a time "
+                      "on each worker")
+        elif isinstance(limit, int) and concurrency > limit:
             out.print(f"[yellow]note:[/] {escape(tgt.name)} answers one request at a time; "
                       f"concurrency lowered from {concurrency} to {limit}")
             concurrency = limit
@@ -122,14 +132,20 @@ def execute_run(
         "secret_env": secret_env,
         "x_server_url": x_server_url,
         "prompt_dir": str(prompt_dir) if prompt_dir else None,
+        **calls_on.settings(),
     }
+    recipes = {t.name: TargetRecipe(spec, config)
+               for spec, t in zip(targets or ["athena"], built, strict=True)}
     options = RunOptions(concurrency, RetryPolicy(retries=retries, timeout_s=timeout))
-    report = asyncio.run(run_scenarios(
-        loaded, built, run_name=run_name, results_dir=results, options=options,
-        selection=selection, console=out, store_path=store_path, repeats=repeat,
-        resume=resume is not None, retry_failed=retry_failed, use_cache=not no_cache,
-        settings=settings,
-    ))
+    try:
+        report = asyncio.run(run_scenarios(
+            loaded, built, run_name=run_name, results_dir=results, options=options,
+            selection=selection, console=out, store_path=store_path, repeats=repeat,
+            resume=resume is not None, retry_failed=retry_failed, use_cache=not no_cache,
+            settings=settings, executor=calls_on, recipes=recipes,
+        ))
+    finally:
+        calls_on.close()
     if report.failed_cases:
         out.print(f"[red]{report.failed_cases} case(s) failed; see failures.json in "
                   f"{escape(str(report.folder))}[/]")
@@ -178,6 +194,13 @@ def run(
     prompt_dir: Annotated[Path | None, typer.Option(
         help="Folder with prompt templates (system.txt, user.txt) overriding the built-in "
              "ones of llm:<model> targets.")] = None,
+    executor: Annotated[str | None, typer.Option(
+        help="Where the target calls are made: local (this process) or ray (a Ray "
+             "cluster; pip install 'eunomia\\[ray]'). --resume keeps the run's own.",
+        show_default="local")] = None,
+    ray_address: Annotated[str | None, typer.Option(
+        help="Address of the Ray cluster for --executor ray (default: start a local one, "
+             "or RAY_ADDRESS).")] = None,
 ) -> None:
     """Evaluate scenarios against feedback systems."""
     from eunomia.cli._prompts import interactive
@@ -188,7 +211,7 @@ def run(
         max_cases=max_cases, concurrency=concurrency, timeout=timeout, retries=retries,
         repeat=repeat, resume=resume, retry_failed=retry_failed, no_cache=no_cache,
         secret_env=secret_env, x_server_url=x_server_url, prompt_dir=prompt_dir,
-        ask=interactive(),
+        ask=interactive(), executor=executor, ray_address=ray_address,
     )
 
 

@@ -18,9 +18,10 @@ from eunomia.models import (
     ChatRequest,
     ChatResult,
     GenerationSettings,
+    JSONExtractionError,
     ModelProvider,
+    extract_json,
 )
-from eunomia.models._json import JSONExtractionError, extract_json
 from eunomia.scheduler import CallError
 
 NO_SOLUTION = "(none given)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from eunomia.errors import EunomiaError
 from eunomia.executors._base import Executor, LocalExecutor, Submit, Work
+from eunomia.executors._model import ChatFailure, ChatJob, ChatOutcome, ModelChat, submit_chat
 from eunomia.executors._target import (
     CallFailure,
     CallResult,
@@ -40,13 +41,18 @@ __all__ = [
     "CallFailure",
     "CallResult",
     "CaseCall",
+    "ChatFailure",
+    "ChatJob",
+    "ChatOutcome",
     "Executor",
     "LocalExecutor",
+    "ModelChat",
     "Submit",
     "TargetCall",
     "TargetRecipe",
     "Work",
     "make_executor",
     "scenario_caller",
+    "submit_chat",
     "target_work",
 ]

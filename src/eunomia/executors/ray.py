@@ -28,6 +28,7 @@ from typing import Any
 import ray
 from ray.exceptions import RayActorError
 
+from eunomia.errors import EunomiaError
 from eunomia.executors._base import J, R, Submit, Work
 from eunomia.scheduler import AdaptiveLimiter, CallError
 
@@ -196,8 +197,13 @@ class RayExecutor:
     # --- the cluster ---------------------------------------------------------------
     def _connect(self) -> None:
         if not ray.is_initialized():
-            ray.init(address=self.address, namespace=_NAMESPACE, include_dashboard=False,
-                     log_to_driver=False, configure_logging=False)
+            try:
+                ray.init(address=self.address, namespace=_NAMESPACE, include_dashboard=False,
+                         log_to_driver=False, configure_logging=False)
+            except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError...
+                where = f"at {self.address}" if self.address else "(a local one)"
+                raise EunomiaError(f"cannot start or reach the Ray cluster {where}: "
+                                   f"{type(exc).__name__}: {exc}") from None
             self._started_ray = True
 
     def _sizes(self) -> tuple[int, float]:

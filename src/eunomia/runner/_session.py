@@ -205,10 +205,15 @@ async def run_scenarios(
                             scenario_to_json(item.scenario), item.prices.to_json())
         # A fresh run writes its files as cases finish; a resumed one is exported from
         # the store at the end, so the cases of the earlier attempt are included.
-        live = None if resume else {
-            (t.name, item.scenario.name): ScenarioExport(results_dir, run, item.scenario, t.name)
-            for t in targets for item in loaded
-        }
+        try:
+            live = None if resume else {
+                (t.name, item.scenario.name): ScenarioExport(results_dir, run, item.scenario,
+                                                             t.name)
+                for t in targets for item in loaded
+            }
+        except EunomiaError:  # e.g. an unwritable results folder: nothing was asked yet
+            store.set_run_status(run, "interrupted")
+            raise
         status = "interrupted"
         try:
             for tgt in targets:

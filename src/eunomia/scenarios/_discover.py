@@ -32,7 +32,12 @@ def discover(paths: list[Path]) -> tuple[list[ScenarioSource], list[Diagnostic]]
     problems: list[Diagnostic] = []
     seen: set[Path] = set()
     for path in paths:
-        if not path.exists():
+        try:
+            exists = path.exists()
+        except OSError as exc:  # e.g. a name too long for the file system
+            problems.append(error(path, f"cannot read: {exc.strerror or exc}"))
+            continue
+        if not exists:
             problems.append(error(path, "no such file or folder"))
             continue
         if not path.is_dir():

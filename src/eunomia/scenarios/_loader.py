@@ -171,6 +171,11 @@ def _read_cases(
     files = sorted(p for p in cases_dir.iterdir() if p.suffix == ".json" and p.is_file())
     if not files:
         diags.append(warning(cases_dir, "no test case files (*.json)"))
+    for path in [p for p in files if inside(folder, f"{cases_dir.name}/{p.name}") is None]:
+        files.remove(path)  # a symbolic link out of the scenario folder is never read
+        refused = "points outside the scenario folder (a symbolic link); refused"
+        diags.append(error(path, f"{refused}; this test case is skipped and reported failed"))
+        bad.append(InvalidTestCase(path.stem, path, refused))
     for path in files:
         reason: str | None = None
         diagram_type = ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from eunomia.errors import Diagnostic, Severity
 from eunomia.scenarios._model import (
     Criterion,
     Exercise,
@@ -55,6 +56,12 @@ def scenario_to_json(sc: Scenario) -> dict[str, Any]:
             {"name": b.name, "path": str(b.path), "reason": b.reason} for b in sc.invalid_cases
         ],
         "diagnostics": [str(d) for d in sc.diagnostics],
+        # the same, restorable: exports from the store must equal the live ones
+        "diagnostic_records": [
+            {"severity": d.severity.value, "file": None if d.file is None else str(d.file),
+             "message": d.message, "key": d.key, "line": d.line, "column": d.column}
+            for d in sc.diagnostics
+        ],
     }
 
 
@@ -87,4 +94,9 @@ def scenario_from_json(data: dict[str, Any]) -> Scenario:
         ],
         invalid_cases=[InvalidTestCase(b["name"], Path(b["path"]), b["reason"])
                        for b in data["invalid_cases"]],
+        diagnostics=[
+            Diagnostic(Severity(r["severity"]), None if r["file"] is None else Path(r["file"]),
+                       r["message"], r["key"], r["line"], r["column"])
+            for r in data.get("diagnostic_records", [])
+        ],
     )

@@ -87,6 +87,11 @@ class LLMTarget:
         self.name = f"llm:{self.model_name}"
 
     @property
+    def engine(self) -> FeedbackEngine | None:
+        """The engine (after :meth:`open`)."""
+        return self._engine
+
+    @property
     def max_concurrency(self) -> int | None:
         """Useful requests in flight at once: 1 for in-process models, else None (no limit)."""
         return 1 if serial_provider(self.model_name) else None

@@ -8,10 +8,11 @@ the repeat index — and nothing operational (timeouts, concurrency, streaming).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from eunomia.judge import JUDGE_VERSION, JudgeCall, UnusableAnswer, unusable
+from eunomia.executors import ChatJob, ChatOutcome, Submit, submit_chat
+from eunomia.judge import JUDGE_VERSION, JudgeCall, unusable
 from eunomia.models import ChatRequest, ChatResult, ModelProvider
 from eunomia.runner import cache_key
 from eunomia.scheduler import AdaptiveLimiter, CallError, RetryPolicy, call_with_retry
@@ -20,13 +21,34 @@ from eunomia.store import RunStore
 Validate = Callable[[ChatResult], Any]
 
 
+def chat_attempt(provider: ModelProvider, job: ChatJob) -> Callable[[], Awaitable[ChatResult]]:
+    """One attempt at a chat call; a rejected answer is raised as :class:`UnusableAnswer`."""
+
+    async def attempt() -> ChatResult:
+        try:
+            result = await provider.chat(job.request)
+        except CallError as exc:
+            bad = unusable(exc) if job.validate is not None else None
+            if bad is not None:
+                raise bad from None
+            raise
+        if job.validate is not None:
+            job.validate(result)
+        return result
+
+    return attempt
+
+
 class ModelCaller:
     """One model in one role, shared by every case of a run."""
 
     def __init__(self, provider: ModelProvider, spec: str, role: str, *,
                  policy: RetryPolicy, limiter: AdaptiveLimiter,
-                 store: RunStore | None = None, use_cache: bool = True) -> None:
+                 store: RunStore | None = None, use_cache: bool = True,
+                 submit: Submit[ChatJob, ChatOutcome] | None = None) -> None:
         self.provider = provider
+        self.submit = submit
+        """When set, the calls (with their retries) are made by an executor's workers."""
         self.spec = spec
         self.role = role
         self.policy = policy
@@ -67,23 +89,21 @@ class ModelCaller:
                     self.cache_hits += 1
                     return JudgeCall(result, 0, True)
 
+        one = chat_attempt(self.provider, ChatJob(request, validate))
+
         async def attempt() -> ChatResult:
             self.requests_made += 1
-            try:
-                result = await self.provider.chat(request)
-            except CallError as exc:
-                bad = unusable(exc) if validate is not None else None
-                if bad is not None:
-                    raise bad from None
-                raise
-            if validate is not None:
-                validate(result)
-            return result
+            return await one()
 
-        try:
+        if self.submit is not None:
+            try:
+                got = await submit_chat(self.submit, ChatJob(request, validate))
+            except CallError as exc:
+                self.requests_made += exc.attempts
+                raise
+            self.requests_made += got.attempts
+        else:
             got = await call_with_retry(attempt, self.policy, self.limiter)
-        except UnusableAnswer:
-            raise
         if key is not None and self.store is not None:
             digest = self.store.put_json(got.value.model_dump(mode="json"))
             self.store.cache_put(key, digest, got.value.latency_s or got.latency_s)

@@ -53,8 +53,9 @@ class CaseContext:
         item = item.model_copy(update={"guidance": item.guidance or self.guidance})
 
         async def call(request: ChatRequest, k: int, validate: Validate) -> JudgeCall:
-            # The judge repeat index and the candidate repeat both key the cache.
-            got = await self.judge_caller.call(request, self.repeat * 1000 + k, validate)
+            # Keyed on the judge's messages (which hold the answer) and the judge repeat k:
+            # the same answer in another candidate repeat is not judged twice.
+            got = await self.judge_caller.call(request, k, validate)
             self.calls.append(_record("judge", got))
             return got
 

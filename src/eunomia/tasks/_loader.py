@@ -92,7 +92,8 @@ def load_suite(path: Path, name: str | None = None) -> tuple[TaskSuite | None, l
     meta = top_level.get("metadata") if isinstance(top_level.get("metadata"), dict) else {}
     assert isinstance(meta, dict)
     rubric_text, rubric_path, rubric_problems = _rubric(doc, meta)
-    problems += rubric_problems
+    if rubric_problems:  # the suite asked for its own rubric: never judge it with another
+        return None, rubric_problems
     file_kind = kind_for_category(str(meta.get("category") or "")) or kind_for_file(path)
     cases: list[LoadedCase] = []
     invalid: list[tuple[str, str]] = []

@@ -13,6 +13,7 @@ import fnmatch
 import os
 import traceback
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from rich.console import Console
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
+from eunomia.executors import Executor, ModelChat
 from eunomia.judge import Judge, Rubric
 from eunomia.models import ModelProvider, ModelSpec
 from eunomia.pricing import PriceTable, TokenCount
@@ -28,7 +30,7 @@ from eunomia.report import CaseProgress
 from eunomia.runner import RunOptions
 from eunomia.scheduler import AdaptiveLimiter, CallError, stream_results
 from eunomia.store import CaseRow, RunInfo, RunStore, now
-from eunomia.tasks._calls import ModelCaller
+from eunomia.tasks._calls import ModelCaller, chat_attempt
 from eunomia.tasks._context import CaseContext
 from eunomia.tasks._model import LoadedCase, TaskSuite
 from eunomia.tasks._result import CaseResult
@@ -178,11 +180,13 @@ async def run_tasks(
     use_cache: bool = True,
     settings: dict[str, Any] | None = None,
     providers: tuple[ModelProvider, ModelProvider] | None = None,
+    executor: Executor | None = None,
 ) -> TaskRunReport:
     """Run every selected case of every suite ``repeats`` times; export and summarize.
 
     ``providers`` (candidate, judge) replaces building them from the specs (they are then
-    left open for their owner).
+    left open for their owner). A remote ``executor`` (Ray) makes the model calls on its
+    workers, each building the models from their specs once; the rest stays here.
     """
     if repeats < 1:
         raise EunomiaError(f"--repeat must be at least 1, got {repeats}")
@@ -207,7 +211,7 @@ async def run_tasks(
         status = "interrupted"
         try:
             await _run(store, run, suites, cand, jm, judge_obj, selection, repeats, done,
-                       options, use_cache, prices, console, report, providers)
+                       options, use_cache, prices, console, report, providers, executor)
             status = "complete"
         finally:
             store.set_run_status(run, status)
@@ -242,7 +246,8 @@ async def _run(store: RunStore, run: RunInfo, suites: Sequence[TaskSuite], cand:
                jm: Model, judge: Judge, selection: TaskSelection, repeats: int,
                done: set[tuple[str, str, str, int]], options: RunOptions, use_cache: bool,
                prices: PriceTable, console: Console, report: TaskRunReport,
-               providers: tuple[ModelProvider, ModelProvider] | None) -> None:
+               providers: tuple[ModelProvider, ModelProvider] | None,
+               executor: Executor | None = None) -> None:
     from eunomia.models import get_model
 
     owned: list[ModelProvider] = []
@@ -255,17 +260,29 @@ async def _run(store: RunStore, run: RunInfo, suites: Sequence[TaskSuite], cand:
         if jm.provider is not cand.provider:
             owned.append(jm.provider)
     concurrency = options.concurrency
-    if (cand.serial or jm.serial) and concurrency > 1:
+    remote = executor is not None and executor.remote
+    if (cand.serial or jm.serial) and concurrency > 1 and not remote:
         console.print("[yellow]note:[/] a local model answers one request at a time; "
                       f"concurrency lowered from {concurrency} to 1")
         concurrency = 1
     limiter = AdaptiveLimiter(concurrency)
     judge_limiter = limiter if jm.name == cand.name else AdaptiveLimiter(concurrency)
     target = cand.name
+    sessions = AsyncExitStack()  # with a remote executor: one per model (and its limiter)
+    cand_submit = judge_submit = None
+    if executor is not None and remote:
+        cand_submit = await sessions.enter_async_context(executor.session(
+            ModelChat(cand.spec, options.policy, chat_attempt), concurrency))
+        judge_submit = cand_submit if jm.name == cand.name else \
+            await sessions.enter_async_context(executor.session(
+                ModelChat(jm.spec, options.policy, chat_attempt), concurrency))
+        concurrency = executor.in_flight(concurrency)
     candidate = ModelCaller(cand.provider, cand.name, "candidate", policy=options.policy,
-                            limiter=limiter, store=store, use_cache=use_cache)
+                            limiter=limiter, store=store, use_cache=use_cache,
+                            submit=cand_submit)
     judge_caller = ModelCaller(jm.provider, jm.name, "judge", policy=options.policy,
-                               limiter=judge_limiter, store=store, use_cache=use_cache)
+                               limiter=judge_limiter, store=store, use_cache=use_cache,
+                               submit=judge_submit)
     rubrics = {s.name: Rubric.from_text(s.rubric, Path(s.rubric_path or s.path))
                for s in suites if s.rubric}
     guidance: dict[str, str] = {}
@@ -305,6 +322,7 @@ async def _run(store: RunStore, run: RunInfo, suites: Sequence[TaskSuite], cand:
     finally:
         report.requests_made = candidate.requests_made + judge_caller.requests_made
         report.cache_hits = candidate.cache_hits + judge_caller.cache_hits
+        await sessions.aclose()
         for p in owned:
             await p.close()
 

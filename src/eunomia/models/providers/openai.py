@@ -173,41 +173,49 @@ class OpenAIProvider:
         usage: dict[str, Any] | None = None
         model = self.model
         finish_reason: str | None = None
+
+        def feed(line: bytes) -> bool:
+            """Handle one SSE line; True at ``data: [DONE]``."""
+            nonlocal first_token_at, usage, model, finish_reason
+            data = line.strip()
+            if not data.startswith(b"data:"):
+                return False  # comments, event names, keep-alives, blank separators
+            data = data[5:].strip()
+            if data == b"[DONE]":
+                return True
+            chunk = _json_body(data.decode("utf-8", "replace"), self.url, response.status)
+            if not isinstance(chunk, dict):
+                return False
+            if "error" in chunk:
+                detail = _error_detail(data.decode("utf-8", "replace"))
+                raise CallError(
+                    redact(f"{self.name}: error in stream: {detail}", [self._secret]),
+                    retryable=True,
+                )
+            model = chunk.get("model") or model
+            if chunk.get("usage"):
+                usage = chunk["usage"]
+            for choice in chunk.get("choices") or ():
+                content = (choice.get("delta") or {}).get("content")
+                if content:
+                    if first_token_at is None:
+                        first_token_at = time.perf_counter()
+                    parts.append(content)
+                if choice.get("finish_reason"):
+                    finish_reason = choice["finish_reason"]
+            return False
+
         buffer = b""
         done = False
         async for block in response.content.iter_any():
             buffer += block
             while b"\n" in buffer and not done:
                 line, buffer = buffer.split(b"\n", 1)
-                data = line.strip()
-                if not data.startswith(b"data:"):
-                    continue  # comments, event names, keep-alives, blank separators
-                data = data[5:].strip()
-                if data == b"[DONE]":
-                    done = True
-                    break
-                chunk = _json_body(data.decode("utf-8", "replace"), self.url, response.status)
-                if not isinstance(chunk, dict):
-                    continue
-                if "error" in chunk:
-                    raise CallError(
-                        redact(f"{self.name}: error in stream: {_error_detail(data.decode())}"),
-                        retryable=True,
-                    )
-                model = chunk.get("model") or model
-                if chunk.get("usage"):
-                    usage = chunk["usage"]
-                for choice in chunk.get("choices") or ():
-                    delta = choice.get("delta") or {}
-                    content = delta.get("content")
-                    if content:
-                        if first_token_at is None:
-                            first_token_at = time.perf_counter()
-                        parts.append(content)
-                    if choice.get("finish_reason"):
-                        finish_reason = choice["finish_reason"]
+                done = feed(line)
             if done:
                 break
+        if not done and buffer.strip():
+            feed(buffer)  # a last line without its newline
         payload = {
             "model": model,
             "choices": [{"message": {"content": "".join(parts)}, "finish_reason": finish_reason}],

@@ -1,18 +1,13 @@
 """Task kinds: one small module each, registering a runner and its judging prompt file.
 
-To add a kind, write ``kinds/<name>.py`` calling :func:`register` (see ``summarization.py``),
-put its guidance in ``eunomia/tasks/prompts/<name>.txt``, and import it below.
+To add a kind, write ``kinds/<name>.py`` calling :func:`register` (see ``summarization.py``)
+and put its judging guidance in ``eunomia/tasks/prompts/<name>.txt``. Every public module of
+this package is imported (and so registered) below; nothing else needs to change.
 """
 
-from eunomia.tasks.kinds import (  # noqa: F401  (importing registers the kinds)
-    common_sense_reasoning,
-    context_retention,
-    ethical_reasoning,
-    general_knowledge,
-    inference_speed,
-    instruction_following,
-    summarization,
-)
+import importlib
+import pkgutil
+
 from eunomia.tasks.kinds._registry import (
     KindRunner,
     TaskKind,
@@ -23,6 +18,10 @@ from eunomia.tasks.kinds._registry import (
     normalize,
     register,
 )
+
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    if not _module.startswith("_"):
+        importlib.import_module(f"{__name__}.{_module}")
 
 __all__ = [
     "KindRunner",

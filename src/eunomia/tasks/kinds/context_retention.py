@@ -16,6 +16,8 @@ from eunomia.tasks.kinds._registry import TaskKind, register
 def needs_conversation(case: TaskCase) -> str | None:
     if not case.conversation:
         return "a context-retention case needs a 'conversation' list of {user, eval_point?}"
+    if not any(turn.eval_point for turn in case.conversation):
+        return "no turn of the conversation has an 'eval_point': nothing to judge"
     return None
 
 

@@ -1,0 +1,96 @@
+"""``eunomia compare RUN_A RUN_B``: what got better or worse, and is it significant."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from eunomia import defaults
+from eunomia.cli._common import console
+from eunomia.errors import EunomiaError
+from eunomia.store import RunStore
+
+
+def _store_at(path: Path) -> RunStore:
+    if not path.is_file():
+        raise EunomiaError(f"no run store at {path}; give --results or --store")
+    return RunStore(path)
+
+
+def _write_json(path: Path, data: object) -> None:
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if str(path) == "-":
+        typer.echo(text, nl=False)
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise EunomiaError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def compare(
+    run_a: Annotated[str, typer.Argument(help="The baseline run.")],
+    run_b: Annotated[str, typer.Argument(help="The run compared with it.")],
+    results: Annotated[Path, typer.Option(help="Results folder.")] = defaults.RESULTS_DIR,
+    store: Annotated[Path | None, typer.Option(
+        help="Run store (SQLite) of run A (and of B unless --store-b).",
+        show_default="<results>/eunomia.db")] = None,
+    store_b: Annotated[Path | None, typer.Option(
+        "--store-b", help="Run store of run B, when it is another file.",
+        show_default="the store of A")] = None,
+    alpha: Annotated[float, typer.Option(
+        help="Significance level of the paired tests.")] = defaults.COMPARE_ALPHA,
+    max_new_failures: Annotated[int, typer.Option(
+        help="Cases scored in A that may fail in B before it counts as a regression.")
+    ] = defaults.COMPARE_MAX_NEW_FAILURES,
+    target_a: Annotated[str | None, typer.Option(
+        "--target-a", help="Compare only this target of run A.")] = None,
+    target_b: Annotated[str | None, typer.Option(
+        "--target-b", help="Compare only this target of run B.")] = None,
+    fail_on_regression: Annotated[bool, typer.Option(
+        "--fail-on-regression", help="Exit with code 1 when B is significantly worse (CI gate).")
+    ] = False,
+    json_file: Annotated[Path | None, typer.Option(
+        "--json", help="Also write the whole comparison as JSON to this file ('-': standard "
+                       "output, instead of the tables).")] = None,
+) -> None:
+    """Compare run B with run A (the baseline) case by case: paired tests and a verdict.
+
+    Score: paired bootstrap. Detection, full correctness, failures: McNemar. Cost, latency.
+
+    Regression: B significantly worse on score or detection, or > --max-new-failures.
+
+    Exit codes: 0 compared; 1 regression with --fail-on-regression; 2 usage error.
+    """
+    from eunomia.compare import compare_runs, comparison_to_json
+    from eunomia.report._compare_terminal import print_comparison
+
+    path_a = store or results / defaults.STORE_FILE
+    db_a = _store_at(path_a)
+    try:
+        db_b = db_a if store_b is None or store_b.resolve() == path_a.resolve() \
+            else _store_at(store_b)
+        try:
+            info_a, info_b = db_a.require_run(run_a), db_b.require_run(run_b)
+            comparison = compare_runs(db_a, info_a, db_b, info_b, alpha=alpha,
+                                      max_new_failures=max_new_failures,
+                                      target_a=target_a, target_b=target_b)
+        finally:
+            if db_b is not db_a:
+                db_b.close()
+    finally:
+        db_a.close()
+    to_stdout = json_file is not None and str(json_file) == "-"
+    if not to_stdout:
+        print_comparison(console(), comparison)
+    if json_file is not None:
+        _write_json(json_file, comparison_to_json(comparison))
+    if fail_on_regression and comparison.verdict.regression:
+        raise typer.Exit(1)

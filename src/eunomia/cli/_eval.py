@@ -1,0 +1,181 @@
+"""``eunomia eval``: judged task suites (candidate model on YAML test cases, judge model)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from eunomia import defaults
+from eunomia.cli._common import check_positive, console, print_diagnostics
+from eunomia.errors import EunomiaError, Severity
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def parse_weights(text: str | None) -> dict[str, float]:
+    """``easy=1,medium=2,hard=3`` → weights (unnamed difficulties keep their defaults)."""
+    weights = dict(defaults.DIFFICULTY_WEIGHTS)
+    if not text:
+        return weights
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        name = name.strip().lower()
+        if not sep or name not in weights:
+            raise EunomiaError(f"invalid --weights {text!r}: write easy=1,medium=2,hard=3")
+        try:
+            weights[name] = float(value)
+        except ValueError:
+            raise EunomiaError(f"invalid weight {value.strip()!r} for {name} in --weights") \
+                from None
+        if weights[name] < 0:
+            raise EunomiaError(f"--weights: the weight of {name} must not be negative")
+    return weights
+
+
+def eval_command(
+    paths: Annotated[list[Path] | None, typer.Argument(
+        help="Task suite YAML files, or folders of them.", show_default=False)] = None,
+    model: Annotated[str | None, typer.Option(
+        help="Candidate model spec, e.g. local:qwen2.5-coder-0.5b, openai:gpt-4o-mini.",
+        show_default=False)] = None,
+    judge: Annotated[str, typer.Option(
+        help="Judge model spec (default: the embedded local model).")] = defaults.JUDGE_SPEC,
+    judge_repeats: Annotated[int, typer.Option(
+        help="Score each answer this many times; >1 reports the judge's self-agreement.")
+    ] = defaults.JUDGE_REPEATS,
+    repeat: Annotated[int, typer.Option(help="Run every case this many times.")] = 1,
+    weights: Annotated[str | None, typer.Option(
+        help="Difficulty weights of the weighted mean.",
+        show_default="easy=1,medium=2,hard=3")] = None,
+    rubric: Annotated[Path | None, typer.Option(
+        help="Rubric prompt file replacing the bundled one (a suite's metadata.rubric wins).")
+    ] = None,
+    run_name: Annotated[str | None, typer.Option(
+        help="Name of this run (results/<run-name>/...).")] = None,
+    results: Annotated[Path, typer.Option(help="Folder for results.")] = defaults.RESULTS_DIR,
+    store: Annotated[Path | None, typer.Option(
+        help="Run store (SQLite).", show_default="<results>/eunomia.db")] = None,
+    case: Annotated[list[str] | None, typer.Option(
+        "--case", help="Only cases matching this glob (case, suite/case or kind/case); "
+                       "repeatable.")] = None,
+    max_cases: Annotated[int | None, typer.Option(
+        help="At most this many cases per suite.")] = None,
+    concurrency: Annotated[int, typer.Option(
+        help="Requests in flight at once (1 with a local model).")] = defaults.CONCURRENCY,
+    timeout: Annotated[float, typer.Option(
+        help="Per-request timeout in seconds.")] = defaults.REQUEST_TIMEOUT_S,
+    retries: Annotated[int, typer.Option(
+        help="Retries after a failed attempt (also for an unusable judge answer).")
+    ] = defaults.RETRIES,
+    resume: Annotated[str | None, typer.Option(
+        help="Continue an interrupted run: finished cases are not run again.")] = None,
+    retry_failed: Annotated[bool, typer.Option(
+        help="With --resume, also run again the cases that failed or were unscored.")] = False,
+    no_cache: Annotated[bool, typer.Option(
+        "--no-cache", help="Ask the models again even for answers already cached.")] = False,
+    executor: Annotated[str | None, typer.Option(
+        help="Where the model calls are made: local (this process) or ray (a Ray cluster; "
+             "pip install 'eunomia\\[ray]'). --resume keeps the run's own.",
+        show_default="local")] = None,
+    ray_address: Annotated[str | None, typer.Option(
+        help="Address of the Ray cluster for --executor ray (default: start a local one, "
+             "or RAY_ADDRESS).")] = None,
+) -> None:
+    """Evaluate a candidate model on YAML task suites, scored 0-5 by a judge model."""
+    from eunomia.cli._prompts import default_run_name
+    from eunomia.judge import Rubric
+    from eunomia.models import load_config, resolve_spec
+    from eunomia.runner import RunOptions
+    from eunomia.scheduler import RetryPolicy
+    from eunomia.store import RunStore
+    from eunomia.tasks import load_suites
+    from eunomia.tasks._runner import TaskSelection, run_tasks
+
+    out = console()
+    for name, value in (("--concurrency", concurrency), ("--timeout", timeout),
+                        ("--max-cases", max_cases), ("--repeat", repeat),
+                        ("--judge-repeats", judge_repeats)):
+        check_positive(name, value)
+    check_positive("--retries", retries, allow_zero=True)
+    store_path = store or results / defaults.STORE_FILE
+    paths = list(paths or [])
+    patterns = list(case or [])
+    weight_map = parse_weights(weights)
+    if resume is not None:
+        if not store_path.is_file():
+            raise EunomiaError(f"no run store at {store_path}; give --results or --store")
+        db = RunStore(store_path)
+        try:
+            info = db.require_run(resume)
+        finally:
+            db.close()
+        if info.kind != "tasks":
+            raise EunomiaError(f"run {resume!r} is a {info.kind} run; resume it with "
+                               "'eunomia run --resume'")
+        st = info.settings
+        run_name, paths = resume, [Path(p) for p in st.get("paths", [])]
+        model = info.targets[0]
+        judge = str(st.get("judge", judge))
+        judge_repeats = int(st.get("judge_repeats", judge_repeats))
+        repeat = int(st.get("repeats", repeat))
+        weight_map = {k: float(v) for k, v in (st.get("weights") or weight_map).items()}
+        rubric = Path(st["rubric_option"]) if st.get("rubric_option") else None
+        patterns = list(st.get("selection", {}).get("patterns", []))
+        max_cases = st.get("selection", {}).get("max_cases")
+        if executor is None:  # the stored executor unless --executor overrides it
+            executor = st.get("executor")
+            ray_address = ray_address or st.get("ray_address")
+    if not paths:
+        raise EunomiaError("give at least one task suite file or folder (or --resume RUN)")
+    from eunomia.executors import make_executor
+
+    calls_on = make_executor(executor or "local", ray_address=ray_address)  # fails fast
+    if model is None:
+        raise EunomiaError("give the candidate model: --model SPEC (e.g. local, "
+                           "openai:gpt-4o-mini)")
+    suites, problems = load_suites(paths)
+    print_diagnostics(out, problems)
+    load_errors = sum(d.severity is Severity.ERROR for d in problems)
+    if not any(s.cases for s in suites):
+        raise EunomiaError("no runnable test case in the given suites")
+    if run_name is None:
+        run_name = f"eval_{default_run_name()[4:]}"
+    if not _NAME_RE.match(run_name):
+        raise EunomiaError(f"invalid run name {run_name!r}: use letters, digits, '.', '_' "
+                           "and '-' (at most 100 characters)")
+    selection = TaskSelection(tuple(patterns), max_cases)
+    if patterns and not any(selection.apply(s) or selection.invalid(s) for s in suites):
+        raise EunomiaError(f"no test case matches {', '.join(patterns)}")
+    config = load_config()
+    candidate_spec, judge_spec = resolve_spec(model, config), resolve_spec(judge, config)
+    rubric_obj = Rubric.load(rubric) if rubric is not None else None
+    settings = {"paths": [str(p) for p in paths],
+                "rubric_option": str(rubric) if rubric is not None else None,
+                **calls_on.settings()}
+    options = RunOptions(concurrency, RetryPolicy(retries=retries, timeout_s=timeout))
+    try:
+        report = asyncio.run(run_tasks(
+            suites, candidate=candidate_spec, judge=judge_spec, run_name=run_name,
+            results_dir=results, options=options, judge_repeats=judge_repeats, repeats=repeat,
+            weights=weight_map, rubric=rubric_obj, selection=selection, console=out,
+            store_path=store_path, resume=resume is not None, retry_failed=retry_failed,
+            use_cache=not no_cache, settings=settings, executor=calls_on,
+        ))
+    finally:
+        calls_on.close()
+    code = 0
+    if report.failed_cases:
+        out.print(f"[red]{report.failed_cases} case(s) failed; see failures.json in "
+                  f"{escape(str(report.folder))}[/]")
+        code = 1
+    if load_errors:
+        out.print(f"[red]{load_errors} problem(s) in the suite files (listed above); the "
+                  "other cases ran[/]")
+        code = 1
+    if code:
+        raise typer.Exit(code)

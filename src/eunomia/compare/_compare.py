@@ -1,0 +1,602 @@
+"""Compare two stored runs case by case: :func:`compare_runs`.
+
+Cases are paired by (suite, case): each case's repeats are averaged first, so a run
+with three repeats can be compared with a run with one. When each side has a single
+target, the pairing crosses targets (the usual question: same suite, new model or
+prompt); with several targets, cases are paired per target name.
+
+Scenario runs are rescored from the stored snapshots and responses (the same code as
+a live run), so detection, full correctness and per-criterion answers are compared;
+task runs are compared on what every stored case has: status, score, cost, latency.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Any
+
+from eunomia import defaults
+from eunomia.compare._model import (
+    CaseChange,
+    ChangeKind,
+    Comparison,
+    CriterionChange,
+    CriterionDelta,
+    MetricDelta,
+    OverallDelta,
+    RunRef,
+    Signal,
+    Verdict,
+    VerdictKind,
+)
+from eunomia.errors import EunomiaError
+from eunomia.exports import outcome_from_row
+from eunomia.pricing import PriceTable
+from eunomia.scenarios import Scenario, scenario_from_json
+from eunomia.scoring import CaseScore
+from eunomia.stats import mcnemar, paired_bootstrap
+from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
+
+_SCORED = "scored"
+_NAMES_SHOWN = 5
+_FEW_PAIRS = 10
+_TOL = 1e-9
+
+CaseKey = tuple[str, str, str]
+"""(suite, target, case)."""
+
+
+# --- one side ------------------------------------------------------------------------------
+@dataclass(slots=True)
+class _Rep:
+    row: CaseRow
+    score: CaseScore | None
+
+
+@dataclass(slots=True)
+class _Side:
+    store: RunStore
+    run: RunInfo
+    suites: dict[str, SuiteInfo]
+    scenarios: dict[str, Scenario]
+    cases: dict[CaseKey, list[_Rep]]
+    targets: list[str]
+
+
+def _load(store: RunStore, run: RunInfo) -> _Side:
+    suites = {s.name: s for s in store.suites(run)}
+    scenarios: dict[str, Scenario] = {}
+    prices: dict[str, PriceTable] = {}
+    if run.kind == "scenarios":
+        for s in suites.values():
+            scenarios[s.name] = scenario_from_json(store.get_json(s.definition))
+            prices[s.name] = PriceTable.from_json(store.get_json(s.prices))
+    cases: dict[CaseKey, list[_Rep]] = {}
+    seen_targets: list[str] = []
+    for row in store.iter_cases(run):
+        score = None
+        scenario = scenarios.get(row.suite)
+        if scenario is not None and row.status == _SCORED:
+            score = outcome_from_row(store, scenario, prices[row.suite], row).score
+        cases.setdefault((row.suite, row.target, row.case_name), []).append(_Rep(row, score))
+        if row.target not in seen_targets:
+            seen_targets.append(row.target)
+    ordered = [t for t in run.targets if t in seen_targets]
+    ordered += [t for t in seen_targets if t not in ordered]
+    return _Side(store, run, suites, scenarios, cases, ordered)
+
+
+# --- one case, repeats averaged -------------------------------------------------------------
+@dataclass(slots=True)
+class _Agg:
+    repeats: int
+    status: str
+    ok: bool
+    """At least one repeat was scored."""
+    failed_repeats: int
+    score: float | None
+    detection: float | None
+    """Fraction of the scored repeats detected correctly (scenario runs)."""
+    fully_correct: float | None
+    costs: list[float]
+    latencies: list[float]
+    error: str | None
+    missing: dict[str, set[str]] = field(default_factory=dict)
+    """Criterion -> instructions missing in most scored repeats."""
+    extra: dict[str, set[str]] = field(default_factory=dict)
+    criterion_miss: dict[str, float] = field(default_factory=dict)
+    """Criterion expected by the case -> fraction of scored repeats missing some of it."""
+
+    @property
+    def detected(self) -> bool | None:
+        return None if self.detection is None else self.detection > 0.5
+
+    @property
+    def fully(self) -> bool | None:
+        return None if self.fully_correct is None else self.fully_correct > 0.5
+
+    @property
+    def cost(self) -> float | None:
+        return fmean(self.costs) if self.costs else None
+
+    @property
+    def latency(self) -> float | None:
+        return fmean(self.latencies) if self.latencies else None
+
+
+def _criterion_of(scenario: Scenario, instruction: int) -> str:
+    return scenario.criteria[scenario.instructions[instruction].criterion_id - 1].textual_id
+
+
+def _aggregate(reps: list[_Rep], scenario: Scenario | None) -> _Agg:
+    scored = [r for r in reps if r.row.status == _SCORED]
+    if len(scored) == len(reps):
+        status = _SCORED
+    elif scored:
+        status = "partial"
+    else:
+        status = reps[0].row.status
+    # scenario runs: the score rescored from the snapshot, like the exports; else as stored
+    found = [r.score.score_percent if r.score is not None else r.row.score for r in scored]
+    values = [v for v in found if v is not None]
+    error = next((r.row.error for r in reps if r.row.status != _SCORED and r.row.error), None)
+    agg = _Agg(
+        repeats=len(reps), status=status, ok=bool(scored), failed_repeats=len(reps) - len(scored),
+        score=fmean(values) if values else None, detection=None, fully_correct=None,
+        costs=[r.row.cost for r in reps if r.row.cost is not None],
+        latencies=[r.row.latency_s for r in reps if r.row.latency_s is not None],
+        error=None if scored else error,
+    )
+    scores = [r.score for r in scored if r.score is not None]
+    if scenario is None or not scores:
+        return agg
+    n = len(scores)
+    agg.detection = sum(s.detected_correctly for s in scores) / n
+    agg.fully_correct = sum(s.fully_correct for s in scores) / n
+    missing: Counter[int] = Counter(i for s in scores for i in s.missing)
+    extra: Counter[int] = Counter(i for s in scores for i in s.extra)
+    for counter, into in ((missing, agg.missing), (extra, agg.extra)):
+        for i, count in counter.items():
+            if count > n / 2:
+                ins = scenario.instructions[i]
+                into.setdefault(_criterion_of(scenario, i), set()).add(ins.textual_id)
+    misses: Counter[str] = Counter()
+    for s in scores:
+        misses.update({_criterion_of(scenario, i) for i in s.missing})
+    for criterion in {_criterion_of(scenario, i) for i in scores[0].expected}:
+        agg.criterion_miss[criterion] = misses[criterion] / n
+    return agg
+
+
+# --- pairing --------------------------------------------------------------------------------
+@dataclass(slots=True)
+class _Pairing:
+    pairs: dict[CaseKey, tuple[CaseKey | None, CaseKey | None]]
+    """Display key -> (key in A, key in B)."""
+    matching: str
+    targets_a: list[str]
+    targets_b: list[str]
+    warnings: list[str]
+
+
+def _pick(side: _Side, wanted: str | None, which: str) -> list[str]:
+    if wanted is None:
+        return side.targets
+    if wanted not in side.targets:
+        raise EunomiaError(f"run {side.run.name!r} ({which}) has no cases of target {wanted!r}; "
+                           f"its targets: {', '.join(side.targets) or 'none'}")
+    return [wanted]
+
+
+def _pair(a: _Side, b: _Side, target_a: str | None, target_b: str | None) -> _Pairing:
+    ta, tb = _pick(a, target_a, "A"), _pick(b, target_b, "B")
+    warnings: list[str] = []
+    if len(ta) == 1 and len(tb) == 1:
+        mapping = {ta[0]: tb[0]}
+        if ta[0] == tb[0]:
+            matching = f"cases paired by (suite, case) on target {ta[0]}"
+        else:
+            matching = f"cases paired by (suite, case) across targets: {ta[0]} (A) vs {tb[0]} (B)"
+    else:
+        common = [t for t in ta if t in tb]
+        if not common:
+            raise EunomiaError(
+                "the runs have no target in common; choose one target on each side with "
+                "--target-a and --target-b")
+        for side, mine, other in (("A", ta, tb), ("B", tb, ta)):
+            only = [t for t in mine if t not in other]
+            if only:
+                warnings.append(f"target(s) only in {side}, not compared: {', '.join(only)}")
+        mapping = {t: t for t in common}
+        ta, tb = common, common
+        matching = f"cases paired by (suite, target, case) for targets {', '.join(common)}"
+    if max(a.run.settings.get("repeats", 1), b.run.settings.get("repeats", 1)) > 1:
+        matching += "; each case's repeats averaged first"
+    back = {v: k for k, v in mapping.items()}
+    pairs: dict[CaseKey, tuple[CaseKey | None, CaseKey | None]] = {}
+    for key in a.cases:
+        if key[1] in mapping:
+            pairs[key] = (key, None)
+    for key in b.cases:
+        if key[1] in back:
+            shown = (key[0], back[key[1]], key[2])
+            pairs[shown] = (pairs.get(shown, (None, None))[0], key)
+    return _Pairing(dict(sorted(pairs.items())), matching, ta, tb, warnings)
+
+
+# --- per case -----------------------------------------------------------------------------
+def _criteria_changes(a: _Agg, b: _Agg) -> tuple[CriterionChange, ...]:
+    out: list[CriterionChange] = []
+    for criterion in sorted(set(a.missing) | set(b.missing) | set(a.extra) | set(b.extra)):
+        am, bm = a.missing.get(criterion, set()), b.missing.get(criterion, set())
+        ae, be = a.extra.get(criterion, set()), b.extra.get(criterion, set())
+        if am != bm or ae != be:
+            out.append(CriterionChange(criterion, tuple(sorted(am)), tuple(sorted(bm)),
+                                       tuple(sorted(ae)), tuple(sorted(be))))
+    return tuple(out)
+
+
+def _classify(a: _Agg | None, b: _Agg | None) -> ChangeKind:
+    if a is None:
+        return "only_in_b"
+    if b is None:
+        return "only_in_a"
+    if a.ok and not b.ok:
+        return "newly_failed"
+    if b.ok and not a.ok:
+        return "fixed"
+    if not a.ok:
+        return "unchanged"
+    if a.score is not None and b.score is not None and abs(b.score - a.score) > _TOL:
+        return "improved" if b.score > a.score else "regressed"
+    for x, y in ((a.detected, b.detected), (a.fully, b.fully)):
+        if x is not None and y is not None and x != y:
+            return "improved" if y else "regressed"
+    return "unchanged"
+
+
+def _case_change(shown: CaseKey, a: _Agg | None, b: _Agg | None,
+                 b_target: str | None) -> CaseChange:
+    suite, target, case = shown
+    if b_target is not None and b_target != target:
+        target = f"{target} -> {b_target}"
+    delta = None
+    if a is not None and b is not None and a.score is not None and b.score is not None:
+        delta = b.score - a.score
+    both = a is not None and b is not None and a.ok and b.ok
+    return CaseChange(
+        suite=suite, target=target, case=case,
+        a_status=a.status if a else None, b_status=b.status if b else None,
+        a_score=a.score if a else None, b_score=b.score if b else None, delta=delta,
+        a_detected=a.detected if a else None, b_detected=b.detected if b else None,
+        change=_classify(a, b),
+        criteria_changes=_criteria_changes(a, b) if both and a and b else (),
+        a_fully_correct=a.fully if a else None, b_fully_correct=b.fully if b else None,
+        a_repeats=a.repeats if a else 0, b_repeats=b.repeats if b else 0,
+        a_error=a.error if a else None, b_error=b.error if b else None,
+        a_cost=a.cost if a else None, b_cost=b.cost if b else None,
+        a_latency_s=a.latency if a else None, b_latency_s=b.latency if b else None,
+    )
+
+
+# --- overall --------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Settings:
+    alpha: float
+    confidence: float
+    resamples: int
+    seed: int
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return fmean(values) if values else None
+
+
+def _percentile(values: Sequence[float], q: float) -> float | None:
+    """Linear interpolation between closest ranks (numpy's default)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def _diff(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else b - a
+
+
+def _bootstrapped(key: str, label: str, a: list[float], b: list[float], s: _Settings, *,
+                  unit: str, higher_is_better: bool, with_p: bool = True) -> MetricDelta:
+    pd = paired_bootstrap(a, b, confidence=s.confidence, resamples=s.resamples, seed=s.seed)
+    ma, mb = _mean(a), _mean(b)
+    if pd is None:
+        return MetricDelta(key, label, ma, mb, _diff(ma, mb), n=0, unit=unit,
+                           higher_is_better=higher_is_better)
+    p = pd.p_value if with_p else None
+    return MetricDelta(key, label, ma, mb, pd.mean_delta, pd.low, pd.high, p,
+                       "paired bootstrap" if with_p else None, pd.n, higher_is_better,
+                       p is not None and p < s.alpha, unit=unit)
+
+
+def _binary(key: str, label: str, pairs: list[tuple[_Agg, _Agg]],
+            rate: Callable[[_Agg], float | None], flag: Callable[[_Agg], bool | None],
+            s: _Settings) -> MetricDelta:
+    """A yes/no metric: rates with a bootstrap CI of their delta, McNemar's p."""
+    a_rates: list[float] = []
+    b_rates: list[float] = []
+    regressions = fixes = 0
+    for a, b in pairs:
+        ra, rb, fa, fb = rate(a), rate(b), flag(a), flag(b)
+        if ra is None or rb is None:
+            continue
+        a_rates.append(ra)
+        b_rates.append(rb)
+        regressions += bool(fa and not fb)
+        fixes += bool(fb and not fa)
+    base = _bootstrapped(key, label, a_rates, b_rates, s, unit="rate", higher_is_better=True,
+                         with_p=False)
+    test = mcnemar(regressions, fixes)
+    return MetricDelta(key, label, base.a, base.b, base.delta, base.low, base.high,
+                       test.p_value, test.method, base.n, True,
+                       base.n > 0 and test.p_value < s.alpha, regressions, fixes, "rate")
+
+
+def _overall(kind: str, aggs: list[tuple[_Agg, _Agg]], s: _Settings) -> OverallDelta:
+    both = [(a, b) for a, b in aggs if a.ok and b.ok]
+    scored = [(a.score, b.score) for a, b in both if a.score is not None and b.score is not None]
+    label = "Score (%)" if kind == "scenarios" else "Judge score (0-5)"
+    score = _bootstrapped("score", label, [x for x, _ in scored], [y for _, y in scored], s,
+                          unit="%" if kind == "scenarios" else "score", higher_is_better=True)
+    detection = fully = None
+    if kind == "scenarios":
+        detection = _binary("detection", "Detected correctly", both, lambda x: x.detection,
+                            lambda x: x.detected, s)
+        fully = _binary("fully_correct", "Fully correct", both, lambda x: x.fully_correct,
+                        lambda x: x.fully, s)
+    newly_failed = sum(a.ok and not b.ok for a, b in aggs)
+    fixed = sum(b.ok and not a.ok for a, b in aggs)
+    fa, fb = sum(a.failed_repeats for a, _ in aggs), sum(b.failed_repeats for _, b in aggs)
+    test = mcnemar(newly_failed, fixed)
+    failures = MetricDelta("failures", "Failed cases", fa, fb, fb - fa, p_value=test.p_value,
+                           test=test.method, n=len(aggs), higher_is_better=False,
+                           significant=test.p_value < s.alpha, regressions=newly_failed,
+                           fixes=fixed, unit="count")
+    costs_a = [c for a, _ in aggs for c in a.costs]
+    costs_b = [c for _, b in aggs for c in b.costs]
+    ta, tb = (sum(costs_a) if costs_a else None), (sum(costs_b) if costs_b else None)
+    cost_total = MetricDelta("cost_total", "Total cost", ta, tb, _diff(ta, tb), n=len(aggs),
+                             higher_is_better=False, unit="$")
+    cost_pairs = [(a.cost, b.cost) for a, b in aggs if a.cost is not None and b.cost is not None]
+    cost_mean = _bootstrapped("cost_mean", "Mean cost per case", [x for x, _ in cost_pairs],
+                              [y for _, y in cost_pairs], s, unit="$", higher_is_better=False)
+    lat_pairs = [(a.latency, b.latency) for a, b in aggs
+                 if a.latency is not None and b.latency is not None]
+    latency_mean = _bootstrapped("latency_mean", "Mean latency", [x for x, _ in lat_pairs],
+                                 [y for _, y in lat_pairs], s, unit="s", higher_is_better=False)
+    lat_a = [v for a, _ in aggs for v in a.latencies]
+    lat_b = [v for _, b in aggs for v in b.latencies]
+    pcts = []
+    for key, label, q in (("latency_p50", "Latency p50", 0.5),
+                          ("latency_p95", "Latency p95", 0.95)):
+        pa, pb = _percentile(lat_a, q), _percentile(lat_b, q)
+        pcts.append(MetricDelta(key, label, pa, pb, _diff(pa, pb), n=len(aggs),
+                                higher_is_better=False, unit="s"))
+    return OverallDelta(len(aggs), len(both), score, detection, fully, failures, cost_total,
+                        cost_mean, latency_mean, pcts[0], pcts[1])
+
+
+def _criteria(a_side: _Side, b_side: _Side,
+              pairs: list[tuple[str, _Agg, _Agg]], s: _Settings) -> list[CriterionDelta]:
+    by: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for suite, a, b in pairs:
+        if not (a.ok and b.ok):
+            continue
+        for criterion, miss_a in a.criterion_miss.items():
+            miss_b = b.criterion_miss.get(criterion)
+            if miss_b is not None:
+                by.setdefault((suite, criterion), []).append((miss_a, miss_b))
+    out: list[CriterionDelta] = []
+    for (suite, criterion), values in by.items():
+        scenario = a_side.scenarios.get(suite) or b_side.scenarios.get(suite)
+        title = next((c.title for c in scenario.criteria if c.textual_id == criterion),
+                     criterion) if scenario else criterion
+        n = len(values)
+        ra, rb = fmean(x for x, _ in values), fmean(y for _, y in values)
+        regressions = sum(x <= 0.5 < y for x, y in values)
+        fixes = sum(y <= 0.5 < x for x, y in values)
+        test = mcnemar(regressions, fixes)
+        out.append(CriterionDelta(suite, criterion, title, n, ra, rb, rb - ra, regressions,
+                                  fixes, test.p_value, test.method, test.p_value < s.alpha))
+    out.sort(key=lambda d: (-(d.delta or 0.0), d.p_value or 1.0, d.suite, d.criterion))
+    return out
+
+
+# --- warnings and verdict ------------------------------------------------------------------
+def _names(keys: Sequence[CaseKey]) -> str:
+    shown = ", ".join(f"{s}/{c}" for s, _, c in keys[:_NAMES_SHOWN])
+    return shown + (f" and {len(keys) - _NAMES_SHOWN} more" if len(keys) > _NAMES_SHOWN else "")
+
+
+def _normalised(definition: Any) -> Any:
+    """A scenario snapshot without what does not change the scoring (paths, server URL)."""
+    if not isinstance(definition, dict) or "test_cases" not in definition:
+        return definition
+    return {
+        "exercise": definition.get("exercise"),
+        "criteria": definition.get("criteria"),
+        "default_expected": definition.get("default_expected"),
+        "test_cases": {t["name"]: (t.get("expected"), t.get("diff_instructions"))
+                       for t in definition["test_cases"]},
+    }
+
+
+def _suite_warnings(a: _Side, b: _Side, suites: set[str]) -> list[str]:
+    out: list[str] = []
+    for name in sorted(suites):
+        sa, sb = a.suites.get(name), b.suites.get(name)
+        if sa is None or sb is None or sa.definition == sb.definition:
+            continue
+        da = _normalised(a.store.get_json(sa.definition))
+        db = _normalised(b.store.get_json(sb.definition))
+        if da == db:
+            continue
+        parts: list[str] = []
+        if isinstance(da, dict) and isinstance(db, dict) and "test_cases" in da:
+            if da["criteria"] != db["criteria"]:
+                parts.append("criteria or instructions changed")
+            if da["exercise"] != db["exercise"]:
+                parts.append("exercise changed")
+            if da["default_expected"] != db["default_expected"]:
+                parts.append("default expectations changed")
+            cases_a, cases_b = da["test_cases"], db["test_cases"]
+            changed = sorted(n for n in cases_a if n in cases_b and cases_a[n] != cases_b[n])
+            if changed:
+                parts.append(f"expectations of {len(changed)} case(s) changed: "
+                             + _names([(name, "", n) for n in changed]))
+        detail = f" ({'; '.join(parts)})" if parts else ""
+        out.append(f"suite {name!r} is defined differently in A and B{detail}: "
+                   "deltas may come from the new definition, not from the system")
+    return out
+
+
+def _fmt_p(p: float | None) -> str:
+    return "-" if p is None else ("p<0.001" if p < 0.001 else f"p={p:.3f}")
+
+
+def _verdict(c_a: RunRef, c_b: RunRef, overall: OverallDelta, newly_failed: int,
+             max_new_failures: int, alpha: float) -> Verdict:
+    signals: list[Signal] = []
+    score = overall.score
+    if score.p_value is not None and score.p_value < alpha and score.delta is not None:
+        unit = " points" if score.unit == "%" else ""
+        signals.append(Signal(
+            "score", score.delta < 0,
+            f"score {score.delta:+.2f}{unit} (CI {score.low:+.2f} to {score.high:+.2f}, "
+            f"{_fmt_p(score.p_value)})"))
+    det = overall.detection
+    if det is not None and det.p_value is not None and det.p_value < alpha \
+            and det.regressions is not None and det.fixes is not None \
+            and det.regressions != det.fixes:
+        worse = det.regressions > det.fixes
+        signals.append(Signal(
+            "detection", worse,
+            f"detection {'lost' if worse else 'gained'} in "
+            f"{max(det.regressions, det.fixes)} case(s), "
+            f"{'gained' if worse else 'lost'} in {min(det.regressions, det.fixes)} "
+            f"(McNemar {_fmt_p(det.p_value)})"))
+    if newly_failed > max_new_failures:
+        signals.append(Signal(
+            "new_failures", True,
+            f"{newly_failed} case(s) scored in A failed in B (allowed: {max_new_failures})"))
+    kind: VerdictKind
+    if any(x.regression for x in signals):
+        kind = "regression"
+        head = f"REGRESSION: {c_b.name} is worse than {c_a.name}"
+        reasons = [x.message for x in signals if x.regression]
+    elif signals:
+        kind = "improvement"
+        head = f"IMPROVEMENT: {c_b.name} is better than {c_a.name}"
+        reasons = [x.message for x in signals]
+    else:
+        kind = "no_significant_change"
+        head = f"NO SIGNIFICANT CHANGE from {c_a.name} to {c_b.name}"
+        reasons = [f"alpha={alpha:g}, {overall.scored_both} case(s) scored on both sides"]
+    return Verdict(kind, tuple(signals), f"{head}: {'; '.join(reasons)}")
+
+
+def _ref(side: _Side, targets: list[str]) -> RunRef:
+    r = side.run
+    return RunRef(r.name, str(side.store.path), r.kind, r.status, r.created, tuple(targets))
+
+
+# --- entry point ------------------------------------------------------------------------------
+def compare_runs(
+    store_a: RunStore,
+    run_a: RunInfo,
+    store_b: RunStore,
+    run_b: RunInfo,
+    *,
+    alpha: float = defaults.COMPARE_ALPHA,
+    max_new_failures: int = defaults.COMPARE_MAX_NEW_FAILURES,
+    target_a: str | None = None,
+    target_b: str | None = None,
+    confidence: float = defaults.COMPARE_CONFIDENCE,
+    resamples: int = defaults.COMPARE_RESAMPLES,
+    seed: int = defaults.COMPARE_SEED,
+) -> Comparison:
+    """Compare run B against run A (the baseline); every delta is ``B - A``.
+
+    The verdict is a regression when B is significantly worse (``p < alpha``) on the
+    score (paired bootstrap of the per-case score deltas) or on detection (McNemar,
+    with more cases lost than gained), or when more than ``max_new_failures`` cases
+    scored in A have no scored answer in B.
+    """
+    if not 0 < alpha < 1:
+        raise EunomiaError(f"alpha must be between 0 and 1, got {alpha:g}")
+    if max_new_failures < 0:
+        raise EunomiaError(f"the allowed new failures must be 0 or more, got {max_new_failures}")
+    if run_a.kind != run_b.kind:
+        raise EunomiaError(f"cannot compare a {run_a.kind} run ({run_a.name}) with a "
+                           f"{run_b.kind} run ({run_b.name})")
+    settings = _Settings(alpha, confidence, resamples, seed)
+    a, b = _load(store_a, run_a), _load(store_b, run_b)
+    pairing = _pair(a, b, target_a, target_b)
+    warnings = list(pairing.warnings)
+
+    changes: list[CaseChange] = []
+    paired: list[tuple[_Agg, _Agg]] = []
+    by_suite: list[tuple[str, _Agg, _Agg]] = []
+    only_a: list[CaseKey] = []
+    only_b: list[CaseKey] = []
+    for shown, (ka, kb) in pairing.pairs.items():
+        agg_a = _aggregate(a.cases[ka], a.scenarios.get(ka[0])) if ka else None
+        agg_b = _aggregate(b.cases[kb], b.scenarios.get(kb[0])) if kb else None
+        changes.append(_case_change(shown, agg_a, agg_b, kb[1] if kb else None))
+        if agg_a is not None and agg_b is not None:
+            paired.append((agg_a, agg_b))
+            by_suite.append((shown[0], agg_a, agg_b))
+        elif agg_a is not None:
+            only_a.append(shown)
+        else:
+            only_b.append(shown)
+    if not paired:
+        raise EunomiaError(f"runs {run_a.name!r} and {run_b.name!r} have no case in common "
+                           f"({pairing.matching})")
+
+    suites_a = {k[0] for k in a.cases} | set(a.suites)
+    suites_b = {k[0] for k in b.cases} | set(b.suites)
+    for side, mine, other in (("A", suites_a, suites_b), ("B", suites_b, suites_a)):
+        if mine - other:
+            warnings.append(f"suite(s) only in {side}, not compared: "
+                            + ", ".join(sorted(mine - other)))
+    for side, keys in (("A", only_a), ("B", only_b)):
+        if keys:
+            warnings.append(f"{len(keys)} case(s) only in {side}, not compared: {_names(keys)}")
+    warnings += _suite_warnings(a, b, suites_a & suites_b)
+    for side, info in (("A", run_a), ("B", run_b)):
+        if info.status != "complete":
+            warnings.append(f"run {side} ({info.name}) is {info.status}, not complete")
+    reps_a, reps_b = run_a.settings.get("repeats", 1), run_b.settings.get("repeats", 1)
+    if reps_a != reps_b:
+        warnings.append(f"the runs have different repeats (A: {reps_a}, B: {reps_b}); "
+                        "each case's repeats are averaged")
+
+    overall = _overall(run_a.kind, paired, settings)
+    if 0 < overall.scored_both < _FEW_PAIRS:
+        warnings.append(f"only {overall.scored_both} case(s) scored on both sides: "
+                        "the tests can only detect large differences")
+    criteria = _criteria(a, b, by_suite, settings) if run_a.kind == "scenarios" else []
+    ref_a, ref_b = _ref(a, pairing.targets_a), _ref(b, pairing.targets_b)
+    newly_failed = sum(c.change == "newly_failed" for c in changes)
+    verdict = _verdict(ref_a, ref_b, overall, newly_failed, max_new_failures, alpha)
+    return Comparison(
+        a=ref_a, b=ref_b, kind=run_a.kind, matching=pairing.matching, alpha=alpha,
+        max_new_failures=max_new_failures, overall=overall, criteria=tuple(criteria),
+        cases=tuple(changes), verdict=verdict, warnings=tuple(warnings),
+        confidence=confidence, resamples=resamples,
+    )

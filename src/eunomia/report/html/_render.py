@@ -1,0 +1,332 @@
+"""Render the report data model to one self-contained HTML page (Jinja2, autoescape on).
+
+Pages carry their CSS inline, draw their charts as inline SVG and load nothing: a
+report opened from disk works offline. A Content-Security-Policy in every page forbids
+scripts and any fetch, so even a text that escaped escaping could not run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+from eunomia import __version__
+from eunomia.compare._model import Comparison, MetricDelta
+from eunomia.errors import EunomiaError
+from eunomia.report.html._charts import Bar, hbar_chart, heat_table, histogram, paired_hbar_chart
+from eunomia.report.html._data import (
+    GroupReport,
+    Metric,
+    RunReport,
+    build_run_report,
+    list_run_listings,
+)
+from eunomia.store import RunInfo, RunStore
+
+CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+       "base-uri 'none'; form-action 'self'")
+"""No script, no fetch: the page is complete as it is."""
+
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+# --- formatting (template filters) ------------------------------------------------------------
+def fmt_pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def fmt_score(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def fmt_num(value: float | None, digits: int = 2) -> str:
+    if value is None:
+        return "–"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.{digits}f}"
+
+
+def fmt_cost(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    if value == 0:
+        return "0"
+    return f"{value:.4f}" if abs(value) < 100 else f"{value:,.2f}"
+
+
+def fmt_seconds(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if abs(value) < 0.01:
+        return f"{1000 * value:.1f} ms"
+    if abs(value) < 1:
+        return f"{1000 * value:.0f} ms"
+    return f"{value:.2f} s"
+
+
+def fmt_metric(m: Metric) -> str:
+    if m.kind == "text":
+        return m.text
+    formatted = {
+        "int": lambda v: fmt_num(v, 0), "pct": fmt_pct, "score": fmt_score,
+        "cost": fmt_cost, "seconds": fmt_seconds,
+    }.get(m.kind, fmt_num)(m.value)
+    return f"{formatted} ({m.text})" if m.text and m.value is not None else formatted
+
+
+_UNIT_FORMAT: dict[str, Callable[[float | None], str]] = {
+    "%": lambda v: "–" if v is None else f"{v:.1f}",
+    "rate": fmt_pct, "$": fmt_cost, "s": fmt_seconds, "count": lambda v: fmt_num(v, 0),
+    "score": lambda v: fmt_num(v, 2),
+}
+
+
+def fmt_unit(value: float | None, unit: str) -> str:
+    return _UNIT_FORMAT.get(unit, fmt_num)(value)
+
+
+def fmt_delta(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return "–"
+    sign = "+" if value > 0 else ("−" if value < 0 else "±")
+    if unit == "rate":
+        return f"{sign}{abs(100 * value):.1f} pp"
+    if unit == "%":
+        return f"{sign}{abs(value):.1f}"
+    return sign + fmt_unit(abs(value), unit)
+
+
+def fmt_p(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(_TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(pct=fmt_pct, score=fmt_score, num=fmt_num, cost=fmt_cost,
+                       seconds=fmt_seconds, metric=fmt_metric, unit=fmt_unit, delta=fmt_delta,
+                       pvalue=fmt_p)
+    env.globals.update(csp=CSP, version=__version__)
+    return env
+
+
+_ENV: jinja2.Environment | None = None
+
+
+def environment() -> jinja2.Environment:
+    global _ENV
+    if _ENV is None:
+        _ENV = _environment()
+    return _ENV
+
+
+# --- charts of a run ------------------------------------------------------------------------
+@dataclass(slots=True)
+class GroupCharts:
+    detection: Markup | None = None
+    latency: Markup | None = None
+    confusion: list[Markup] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RunCharts:
+    groups: list[GroupCharts]
+    model_cost: Markup | None
+    latency: Markup | None
+
+
+def _tone(rate: float | None) -> str:
+    if rate is None:
+        return "primary"
+    return "good" if rate >= 0.9 else ("warn" if rate >= 0.7 else "bad")
+
+
+def group_charts(group: GroupReport) -> GroupCharts:
+    charts = GroupCharts()
+    if group.criteria:
+        charts.detection = hbar_chart(
+            [Bar(c.textual_id, c.detection_rate, _tone(c.detection_rate),
+                 f"{c.cases - c.missed}/{c.cases} cases") for c in group.criteria],
+            title=f"Detection rate per criterion: {group.key}", max_value=1.0)
+    charts.confusion = [
+        heat_table(m.labels, m.counts, title=f"{m.criterion} — {m.title}" if m.title
+                   and m.title != m.criterion else m.criterion)
+        for m in group.confusion
+    ]
+    if group.latency.values:
+        charts.latency = histogram(group.latency.values,
+                                   title=f"Latency distribution: {group.key}")
+    return charts
+
+
+def run_charts(report: RunReport) -> RunCharts:
+    costs = [m for m in report.model_costs if m.cost is not None]
+    model_cost = hbar_chart(
+        [Bar(m.model, m.cost, "primary", f"{m.calls} calls") for m in costs],
+        title="Cost per model", fmt=fmt_cost) if costs else None
+    latency = histogram(report.latency.values, title="Latency of every request") \
+        if report.latency.values else None
+    return RunCharts([group_charts(g) for g in report.groups], model_cost, latency)
+
+
+# --- pages ------------------------------------------------------------------------------------
+def render_report(report: RunReport, *, links: bool = False) -> str:
+    """The page of one run from its data model. ``links``: viewer navigation links."""
+    return environment().get_template("run.html.j2").render(
+        report=report, charts=run_charts(report), links=links)
+
+
+def render_run(store: RunStore, run: RunInfo | str, *, links: bool = False) -> str:
+    """``eunomia report RUN``: the whole page of a run, read from the store."""
+    info = store.require_run(run) if isinstance(run, str) else run
+    return render_report(build_run_report(store, info), links=links)
+
+
+def compare_reports(store_a: RunStore, run_a: RunInfo, store_b: RunStore,
+                    run_b: RunInfo) -> Comparison:
+    from eunomia.compare import compare_runs
+
+    return compare_runs(store_a, run_a, store_b, run_b)
+
+
+def paired_groups(a: RunReport, b: RunReport) -> list[tuple[GroupReport, GroupReport]]:
+    """Groups of A and B side by side: same suite and target, else the same suite alone."""
+    pairs: list[tuple[GroupReport, GroupReport]] = []
+    used: set[int] = set()
+    for ga in a.groups:
+        match = next((k for k, gb in enumerate(b.groups)
+                      if k not in used and gb.suite == ga.suite and gb.target == ga.target),
+                     None)
+        if match is None:
+            same_suite = [k for k, gb in enumerate(b.groups)
+                          if k not in used and gb.suite == ga.suite]
+            match = same_suite[0] if len(same_suite) == 1 else None
+        if match is not None:
+            used.add(match)
+            pairs.append((ga, b.groups[match]))
+    return pairs
+
+
+def comparison_charts(a: RunReport, b: RunReport, names: tuple[str, str]
+                      ) -> list[tuple[str, Markup]]:
+    """Per paired group: the detection rate of each criterion in A and B."""
+    out: list[tuple[str, Markup]] = []
+    for ga, gb in paired_groups(a, b):
+        if not ga.criteria:
+            continue
+        rates_b = {c.textual_id: c.detection_rate for c in gb.criteria}
+        rows = [(c.textual_id, c.detection_rate, rates_b.get(c.textual_id))
+                for c in ga.criteria]
+        title = ga.suite if ga.target == gb.target else f"{ga.suite}: {ga.target} vs {gb.target}"
+        out.append((title, paired_hbar_chart(
+            rows, title=f"Detection rate per criterion: {title}", names=names,
+            max_value=1.0)))
+    return out
+
+
+def simple_deltas(a: RunReport, b: RunReport) -> list[MetricDelta]:
+    """Headline deltas from the two reports alone (when no full comparison is available)."""
+    def md(key: str, label: str, va: float | None, vb: float | None, unit: str,
+           better: bool | None) -> MetricDelta:
+        delta = vb - va if va is not None and vb is not None else None
+        return MetricDelta(key, label, va, vb, delta, higher_is_better=better, unit=unit)
+
+    return [
+        md("score", a.score_label, a.mean_score, b.mean_score, "score", True),
+        md("failures", "Failed cases", a.failed, b.failed, "count", False),
+        md("cost", "Total cost", a.cost, b.cost, "$", False),
+        md("latency", "Mean latency", a.latency.mean, b.latency.mean, "s", False),
+        md("latency_p90", "Latency p90", a.latency.p90, b.latency.p90, "s", False),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreChange:
+    suite: str
+    case: str
+    a: float | None
+    b: float | None
+    delta: float | None
+
+
+def score_changes(a: RunReport, b: RunReport) -> list[ScoreChange]:
+    """Cases whose mean score differs between the paired groups, biggest drop first."""
+    out: list[ScoreChange] = []
+    for ga, gb in paired_groups(a, b):
+        for case in sorted(set(ga.case_scores) | set(gb.case_scores)):
+            sa, sb = ga.case_scores.get(case), gb.case_scores.get(case)
+            if sa is not None and sb is not None and abs(sa - sb) < 1e-9:
+                continue
+            delta = sb - sa if sa is not None and sb is not None else None
+            out.append(ScoreChange(ga.suite, case, sa, sb, delta))
+    out.sort(key=lambda c: (c.delta is None, c.delta or 0.0, c.suite, c.case))
+    return out
+
+
+def render_comparison_page(a: RunReport, b: RunReport, comparison: Comparison | None,
+                           *, links: bool = False, note: str | None = None) -> str:
+    names = (a.name, b.name) if a.name != b.name else (f"A: {a.name}", f"B: {b.name}")
+    return environment().get_template("compare.html.j2").render(
+        a=a, b=b, cmp=comparison, names=names, links=links, note=note,
+        charts_a=run_charts(a), charts_b=run_charts(b),
+        criteria_charts=comparison_charts(a, b, names),
+        deltas=comparison.overall.metrics() if comparison else simple_deltas(a, b),
+        fallback_changes=[] if comparison else score_changes(a, b),
+    )
+
+
+def render_comparison(store_a: RunStore, run_a: RunInfo | str, store_b: RunStore,
+                      run_b: RunInfo | str, *, links: bool = False) -> str:
+    """``eunomia report A --compare B``: both runs side by side with the deltas."""
+    info_a = store_a.require_run(run_a) if isinstance(run_a, str) else run_a
+    info_b = store_b.require_run(run_b) if isinstance(run_b, str) else run_b
+    note = None
+    comparison: Comparison | None
+    try:
+        comparison = compare_reports(store_a, info_a, store_b, info_b)
+    except EunomiaError as exc:
+        comparison, note = None, f"No paired comparison: {exc}"
+    return render_comparison_page(build_run_report(store_a, info_a),
+                                  build_run_report(store_b, info_b), comparison,
+                                  links=links, note=note)
+
+
+def render_run_list(store: RunStore) -> str:
+    """The viewer's front page: every run of the store, and a form to compare two."""
+    runs = list_run_listings(store)
+    return environment().get_template("runs.html.j2").render(
+        runs=runs, store_path=str(store.path), links=True, index=True)
+
+
+def render_error(status: int, message: str) -> str:
+    return environment().get_template("error.html.j2").render(
+        status=status, message=message, links=True)
+
+
+def write_report(html: str, path: Path) -> Path:
+    """Write a page atomically (a reader never sees half a file)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(html, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise EunomiaError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def template_names() -> Sequence[str]:
+    return sorted(p.name for p in _TEMPLATES.glob("*.html.j2"))

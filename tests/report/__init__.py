@@ -1,0 +1,1 @@
+"""Tests of the HTML report and the viewer."""

@@ -1,0 +1,186 @@
+"""The report and the viewer in headless Chromium (Debian's package, driven by Playwright).
+
+Pages load, charts render with a real size, nothing logs an error and the injected
+scripts never run. Skipped, with the reason, when Chromium or Playwright is missing
+(``scripts/install-chromium.sh`` installs the browser; Playwright is a dev dependency).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from tests.report.conftest import SCRIPT_XSS, Runs
+
+from eunomia.report.html import render_comparison, render_run, write_report
+from eunomia.store import RunStore
+from eunomia.viewer import create_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright is not installed (pip install playwright)")
+if not CHROMIUM.exists():  # pragma: no cover - depends on the machine
+    pytest.skip(f"{CHROMIUM} not found: run scripts/install-chromium.sh "
+                "(apt-get install -y chromium)", allow_module_level=True)
+
+
+@dataclass(slots=True)
+class Watched:
+    """A page and everything it complained about."""
+
+    page: Any
+    errors: list[str] = field(default_factory=list)
+
+    def goto(self, url: str) -> None:
+        response = self.page.goto(url, wait_until="load")
+        assert response is None or response.ok, url  # file:// gives no response
+
+    def check_clean(self) -> None:
+        assert self.errors == []
+        assert self.page.evaluate("typeof window.__pwned") == "undefined"
+
+    def charts(self) -> list[dict[str, float]]:
+        """Bounding boxes of every chart and of every bar."""
+        return list(self.page.evaluate(
+            """() => [...document.querySelectorAll('svg.chart, svg.chart rect.bar')]
+                 .map(e => { const r = e.getBoundingClientRect();
+                             return {w: r.width, h: r.height}; })"""))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Watched]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    watched = Watched(context.new_page())
+    watched.page.on("console", lambda m: watched.errors.append(f"console {m.type}: {m.text}")
+                    if m.type in ("error", "warning") else None)
+    watched.page.on("pageerror", lambda e: watched.errors.append(f"page error: {e}"))
+    watched.page.on("requestfailed", lambda r: watched.errors.append(f"request: {r.url}"))
+    yield watched
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def report_files(runs: Runs, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("pages")
+    store = RunStore(runs.store)
+    try:
+        return {
+            "r1": write_report(render_run(store, "r1"), out / "r1.html"),
+            "t1": write_report(render_run(store, "t1"), out / "t1.html"),
+            "cmp": write_report(render_comparison(store, "r1", store, "r2"), out / "cmp.html"),
+        }
+    finally:
+        store.close()
+
+
+def _open_every_case(page: Any) -> int:
+    return int(page.evaluate(
+        "() => { const d = [...document.querySelectorAll('details')];"
+        " d.forEach(x => x.open = true); return d.length; }"))
+
+
+def test_report_file_renders_without_running_injections(
+        page: Watched, report_files: dict[str, Path]) -> None:
+    page.goto(report_files["r1"].as_uri())
+    boxes = page.charts()
+    assert len(boxes) >= 3 + 7  # detection, latency and cost charts; 7 criteria bars
+    assert all(b["w"] > 0 and b["h"] > 0 for b in boxes), boxes
+    assert _open_every_case(page.page) >= 5  # the worst cases, with their feedback
+    feedback = page.page.locator(".feedback .t").first
+    assert feedback.is_visible() and SCRIPT_XSS in feedback.inner_text()
+    diagram = page.page.locator("pre.diagram", has_text="[Class] <img src=x")
+    assert diagram.count() >= 1 and diagram.first.is_visible()
+    assert page.page.locator("table.heat").count() == 7
+    page.check_clean()
+
+
+def test_tasks_report_and_comparison_files(page: Watched,
+                                           report_files: dict[str, Path]) -> None:
+    page.goto(report_files["t1"].as_uri())
+    assert page.page.get_by_text(SCRIPT_XSS, exact=True).first.is_visible()
+    assert all(b["w"] > 0 and b["h"] > 0 for b in page.charts())
+    page.goto(report_files["cmp"].as_uri())
+    boxes = page.charts()
+    assert len(boxes) >= 1 + 14 and all(b["w"] > 0 and b["h"] > 0 for b in boxes)
+    assert page.page.locator("h1").inner_text() == "r1 → r2"
+    page.check_clean()
+
+
+@pytest.fixture(scope="module")
+def viewer(runs: Runs) -> Iterator[str]:
+    """The viewer on 127.0.0.1 (an ephemeral port), served from a background thread."""
+    loop = asyncio.new_event_loop()
+    started: list[Any] = []
+    ready = threading.Event()
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+        runner = web.AppRunner(create_app(runs.store), access_log=None)
+        loop.run_until_complete(runner.setup())
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        loop.run_until_complete(site.start())
+        started.append(runner)
+        ready.set()
+        loop.run_forever()
+        loop.run_until_complete(runner.cleanup())
+        loop.close()
+
+    thread = threading.Thread(target=serve, name="viewer", daemon=True)
+    thread.start()
+    assert ready.wait(10), "the viewer did not start"
+    host, port = started[0].addresses[0][:2]
+    assert host == "127.0.0.1"
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+def test_viewer_runs_then_run_then_compare(page: Watched, viewer: str) -> None:
+    page.goto(viewer + "/")
+    assert page.page.locator("a.run").count() == 3
+    page.page.locator("a.run", has_text="r1").click()
+    page.page.wait_for_load_state("load")
+    assert page.page.url == viewer + "/runs/r1"
+    assert page.page.locator("h1").inner_text() == "Run r1"
+    assert all(b["w"] > 0 and b["h"] > 0 for b in page.charts())
+    _open_every_case(page.page)
+    page.page.locator("header nav a", has_text="All runs").click()
+    page.page.wait_for_load_state("load")
+    page.page.select_option("select[name=a]", "r1")
+    page.page.select_option("select[name=b]", "r2")
+    page.page.locator("form.compare button").click()
+    page.page.wait_for_load_state("load")
+    assert page.page.url.startswith(viewer + "/compare?a=r1&b=r2")
+    assert page.page.locator("h1").inner_text() == "r1 → r2"
+    boxes = page.charts()
+    assert len(boxes) >= 15 and all(b["w"] > 0 and b["h"] > 0 for b in boxes)
+    page.check_clean()
+
+
+def test_viewer_404_page(page: Watched, viewer: str) -> None:
+    response = page.page.goto(viewer + "/runs/%3Cscript%3Ewindow.__pwned=1%3C%2Fscript%3E")
+    assert response is not None and response.status == 404
+    # a 404 is logged by Chromium as a failed resource; nothing else may be
+    assert all("404" in e for e in page.errors), page.errors
+    assert page.page.evaluate("typeof window.__pwned") == "undefined"
