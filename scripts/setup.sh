@@ -2,6 +2,7 @@
 # Create (or update) the virtual environment at .venv and install Eunomia into it.
 #   scripts/setup.sh          runtime only
 #   scripts/setup.sh --dev    plus the test and lint tools
+#   scripts/setup.sh --ray    plus Ray for --executor ray (options combine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,8 @@ fi
 extras=""
 for arg in "$@"; do
     case "$arg" in
-        --dev) extras="dev" ;;
+        --dev) extras="${extras:+$extras,}dev" ;;
+        --ray) extras="${extras:+$extras,}ray" ;;
         *) echo "unknown option: $arg" >&2; exit 2 ;;
     esac
 done

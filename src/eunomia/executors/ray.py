@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import socket
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
@@ -141,6 +143,18 @@ class Worker:
         return self._owner
 
 
+def check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Fail fast on a ``host:port`` nobody listens on (Ray itself retries for minutes)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or "://" in address or not port.isdigit():
+        return  # "auto", "ray://host:port" (Ray Client) and the like: Ray checks them
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise EunomiaError(f"cannot reach the Ray cluster at {address}: {exc}; start it with "
+                           "'ray start --head' or give the right --ray-address") from None
+
+
 _LimiterActor: Any = ray.remote(SharedLimiter)
 _WorkerActor: Any = ray.remote(Worker)
 
@@ -197,9 +211,14 @@ class RayExecutor:
     # --- the cluster ---------------------------------------------------------------
     def _connect(self) -> None:
         if not ray.is_initialized():
+            if self.address:
+                check_reachable(self.address)
             try:
+                # A cluster started here stays on the loopback interface.
+                local: dict[str, Any] = {} if self.address or os.environ.get(
+                    "RAY_ADDRESS") else {"_node_ip_address": "127.0.0.1"}
                 ray.init(address=self.address, namespace=_NAMESPACE, include_dashboard=False,
-                         log_to_driver=False, configure_logging=False)
+                         log_to_driver=False, configure_logging=False, **local)
             except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError...
                 where = f"at {self.address}" if self.address else "(a local one)"
                 raise EunomiaError(f"cannot start or reach the Ray cluster {where}: "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from eunomia.records import CaseOutcome, CaseStatus
@@ -52,8 +53,9 @@ class ScenarioSummary:
     fully_correct: int = 0
     score_matched: int = 0
     detected: int = 0
-    score_percent_sum: float = 0.0
-    cost_sum: float = 0.0
+    cost_values: list[float] = field(default_factory=list)
+    """Known cost of every case; summed with math.fsum, so totals do not depend on the
+    order in which cases finished."""
     cost_known: int = 0
     cost_unknown: int = 0
     unknown_models: set[str] = field(default_factory=set)
@@ -84,7 +86,7 @@ class ScenarioSummary:
                 self.cost_unknown += 1
                 self.unknown_models.update(outcome.cost.unknown_models)
             else:
-                self.cost_sum += total_cost
+                self.cost_values.append(total_cost)
                 self.cost_known += 1
         score = outcome.score
         if outcome.status is not CaseStatus.SCORED or score is None:
@@ -96,7 +98,6 @@ class ScenarioSummary:
         self.fully_correct += score.fully_correct
         self.score_matched += score.score_match
         self.detected += score.detected_correctly
-        self.score_percent_sum += score.score_percent
         self.score_values.append(score.score_percent)
         missing = set(score.missing)
         expected = set(score.expected)
@@ -114,6 +115,14 @@ class ScenarioSummary:
         for cid, missed in touched.items():
             self.criteria[cid].cases += 1
             self.criteria[cid].missed += missed
+
+    @property
+    def cost_sum(self) -> float:
+        return math.fsum(self.cost_values)
+
+    @property
+    def score_percent_sum(self) -> float:
+        return math.fsum(self.score_values)
 
     @property
     def failed(self) -> int:
