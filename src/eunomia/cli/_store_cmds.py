@@ -74,3 +74,6 @@ def export(
     for item in exported:
         out.print(f"{escape(item.summary.scenario.name)} ({escape(item.target)}): "
                   f"{item.summary.total} cases -> {escape(str(item.folder))}")
+    if info.kind != "scenarios":  # judged task runs: their files are under the run folder
+        out.print(f"{escape(info.name)} ({info.kind}): files written to "
+                  f"{escape(str((output or results) / info.name))}")
