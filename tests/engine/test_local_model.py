@@ -1,0 +1,55 @@
+"""The engine on a real local model (llama.cpp): two example cases through ``LLMTarget``.
+
+Needs the ``local`` extra and the weights; skipped otherwise. The model defaults to
+the smallest one (its judgements are poor; this checks the plumbing: the grammar
+from the answer schema, the parsing and the mapping to SGI ids). Set
+``EUNOMIA_ENGINE_TEST_MODEL`` to try another local model.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from eunomia.errors import EunomiaError
+from eunomia.scenarios import Scenario
+from eunomia.targets.llm import LLMTarget
+
+pytest.importorskip("llama_cpp", reason="the local extra (llama-cpp-python) is not installed")
+
+MODEL = os.environ.get("EUNOMIA_ENGINE_TEST_MODEL", "gemma3-270m")
+
+try:
+    from eunomia.models import ensure_weights
+
+    ensure_weights(MODEL)
+except EunomiaError as exc:  # pragma: no cover - depends on the environment
+    pytest.skip(f"weights of {MODEL} not installed: {exc.message}", allow_module_level=True)
+
+pytestmark = pytest.mark.slow
+
+
+async def test_two_cases_give_valid_sgi_ids(
+    example_scenario: Scenario, no_model_config: Path
+) -> None:
+    target = LLMTarget(f"local:{MODEL}")
+    assert target.max_concurrency == 1
+    cases = [c for c in example_scenario.test_cases
+             if c.name in ("perfect_solution", "composition_reversed")]
+    await target.open()
+    try:
+        for case in cases:
+            response = await target.feedback(example_scenario, case)
+            ids = [f.structured_grading_instruction_id for f in response.feedback]
+            criteria = [example_scenario.criterion_of(i).id for i in ids if i is not None]
+            assert criteria == [c.id for c in example_scenario.criteria]  # one per criterion
+            for item in response.feedback:
+                assert item.description
+                sgi = example_scenario.instructions[item.structured_grading_instruction_id or 0]
+                assert item.credits == sgi.credits
+            (usage,) = response.usage
+            assert usage.num_input_tokens > 0 and usage.num_output_tokens > 0
+    finally:
+        await target.close()
