@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +11,7 @@ import typer
 from eunomia import defaults
 from eunomia.cli._common import console
 from eunomia.errors import EunomiaError
+from eunomia.files import write_text_atomic
 from eunomia.store import RunStore
 
 
@@ -26,13 +26,7 @@ def _write_json(path: Path, data: object) -> None:
     if str(path) == "-":
         typer.echo(text, nl=False)
         return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise EunomiaError(f"cannot write {path}: {exc.strerror or exc}") from None
+    write_text_atomic(path, text)
 
 
 def compare(

@@ -12,7 +12,6 @@ task runs are compared on what every stored case has: status, score, cost, laten
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from eunomia.exports import outcome_from_row
 from eunomia.pricing import PriceTable
 from eunomia.scenarios import Scenario, scenario_from_json
 from eunomia.scoring import CaseScore
-from eunomia.stats import mcnemar, paired_bootstrap
+from eunomia.stats import mcnemar, paired_bootstrap, quantile
 from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
 _SCORED = "scored"
@@ -296,15 +295,6 @@ def _mean(values: Sequence[float]) -> float | None:
     return fmean(values) if values else None
 
 
-def _percentile(values: Sequence[float], q: float) -> float | None:
-    """Linear interpolation between closest ranks (numpy's default)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
-
 
 def _diff(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else b - a
@@ -383,7 +373,7 @@ def _overall(kind: str, aggs: list[tuple[_Agg, _Agg]], s: _Settings) -> OverallD
     pcts = []
     for key, label, q in (("latency_p50", "Latency p50", 0.5),
                           ("latency_p95", "Latency p95", 0.95)):
-        pa, pb = _percentile(lat_a, q), _percentile(lat_b, q)
+        pa, pb = quantile(lat_a, q), quantile(lat_b, q)
         pcts.append(MetricDelta(key, label, pa, pb, _diff(pa, pb), n=len(aggs),
                                 higher_is_better=False, unit="s"))
     return OverallDelta(len(aggs), len(both), score, detection, fully, failures, cost_total,

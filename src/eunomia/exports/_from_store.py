@@ -7,15 +7,14 @@ through the same scoring code as a live run, so the files are exports of the sto
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from eunomia.errors import EunomiaError
 from eunomia.exports._scenario_files import ScenarioExporter
+from eunomia.files import write_text_atomic
 from eunomia.pricing import PriceTable
 from eunomia.records import CaseOutcome, CaseStatus
 from eunomia.scenarios import Scenario, scenario_from_json
@@ -112,13 +111,7 @@ def write_run_file(store: RunStore, run: RunInfo, base: Path) -> None:
         "suites": [s.name for s in store.suites(run)],
         "cases": totals.cases, "failed_cases": totals.failed,
     }
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-        tmp = base / "run.json.tmp"
-        tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
-        os.replace(tmp, base / "run.json")
-    except OSError as exc:
-        raise EunomiaError(f"cannot write {base / 'run.json'}: {exc.strerror or exc}") from None
+    write_text_atomic(base / "run.json", json.dumps(data, indent=2))
 
 
 def export_run(store: RunStore, run: RunInfo, results_dir: Path) -> list[ExportedScenario]:

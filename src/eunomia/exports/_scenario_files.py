@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from eunomia.errors import EunomiaError
+from eunomia.files import write_text_atomic
 from eunomia.pricing import CostSummary
 from eunomia.records import CaseOutcome
 from eunomia.scenarios import Instruction, Scenario
@@ -274,12 +275,6 @@ def consistency_json(sc: Scenario, consistency: ConsistencySummary) -> dict[str,
     }
 
 
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def _write_csv(path: Path, header: Iterable[str], rows: Iterable[Iterable[str]]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", newline="", encoding="utf-8") as fh:
@@ -363,12 +358,12 @@ class ScenarioExporter:
         if consistency is not None:
             data["consistency"] = consistency_json(sc, consistency)
         self._guard(
-            lambda: _write_text(self.folder / "scenario_results.json",
+            lambda: write_text_atomic(self.folder / "scenario_results.json",
                                 json.dumps(data, indent=2, ensure_ascii=False)),
             self.folder / "scenario_results.json",
         )
         self._guard(
-            lambda: _write_text(self.folder / "failures.json",
+            lambda: write_text_atomic(self.folder / "failures.json",
                                 json.dumps(data["failures"], indent=2, ensure_ascii=False)),
             self.folder / "failures.json",
         )

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from html import escape
@@ -25,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from eunomia.errors import EunomiaError
+from eunomia.files import write_text_atomic
 from eunomia.pricing import PriceTable
 from eunomia.stats import Interval
 from eunomia.store import RunInfo, RunStore
@@ -87,14 +86,7 @@ def task_records(store: RunStore, run: RunInfo) -> tuple[list[TaskSuite], list[C
 
 # --- writing ---------------------------------------------------------------------------------
 def _write(path: Path, text: str) -> Path:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise EunomiaError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
+    return write_text_atomic(path, text)
 
 
 def _csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, Any]]) -> Path:

@@ -15,7 +15,7 @@ from eunomia.stats._agreement import (
     percent_agreement,
     quadratic_weighted_kappa,
 )
-from eunomia.stats._descriptive import distribution, flip_rate, pareto_front
+from eunomia.stats._descriptive import distribution, flip_rate, pareto_front, quantile
 from eunomia.stats._intervals import Interval, bootstrap_mean_ci
 from eunomia.stats._regression import LinearFit, linear_fit, t_quantile
 from eunomia.stats._tests import PairedDelta, TestResult, mcnemar, paired_bootstrap
@@ -38,5 +38,6 @@ __all__ = [
     "pareto_front",
     "percent_agreement",
     "quadratic_weighted_kappa",
+    "quantile",
     "t_quantile",
 ]

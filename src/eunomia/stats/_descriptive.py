@@ -55,3 +55,16 @@ def pareto_front(points: Sequence[tuple[float, float]]) -> list[int]:
         best_before = point[1] if best_before is None else max(best_before, point[1])
         start = stop
     return sorted(front)
+
+
+def quantile(values: Sequence[float], q: float) -> float | None:
+    """The ``q`` quantile (0..1) by linear interpolation between the closest ranks
+    (numpy's default method); None for no values."""
+    if not values:
+        return None
+    if not 0.0 <= q <= 1.0:
+        raise ValueError(f"q must be within [0, 1], got {q}")
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)

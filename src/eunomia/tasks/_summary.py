@@ -26,6 +26,7 @@ from eunomia.stats import (
     linear_fit,
     mean_absolute_difference,
     quadratic_weighted_kappa,
+    quantile,
 )
 from eunomia.tasks._model import LoadedCase
 from eunomia.tasks._result import CaseResult, CaseStatus
@@ -121,15 +122,6 @@ class TasksSummary:
     failures: list[tuple[str, str, int, str, str]] = field(default_factory=list)
     """(suite, case, repeat, status, reason) of every case not scored."""
 
-
-def _percentile(values: Sequence[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q
-    lo = int(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
 def _category(case: LoadedCase) -> str:
@@ -260,7 +252,7 @@ def summarize(records: Iterable[CaseRecord], *, candidate: str, judge: str,
     latencies = [res.candidate_latency_s for res in results
                  if res.candidate_latency_s is not None]
     out.latency_mean_s = fmean(latencies) if latencies else None
-    out.latency_p95_s = _percentile(latencies, 0.95)
+    out.latency_p95_s = quantile(latencies, 0.95)
     for r in usable:
         if r.result is None or r.result.speed is None:
             continue

@@ -11,7 +11,6 @@ per-case table, the latency distribution and the cost per model.
 from __future__ import annotations
 
 import json
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from eunomia.pricing import PriceTable
 from eunomia.records import CaseOutcome
 from eunomia.scenarios import Scenario, scenario_from_json
 from eunomia.scoring import ConsistencySummary, ScenarioSummary
+from eunomia.stats import quantile
 from eunomia.store import CaseRow, RunInfo, RunStore
 
 NONE_LABEL = "(none)"
@@ -73,15 +73,6 @@ class LatencyStats:
     def max(self) -> float | None:
         return max(self.values) if self.values else None
 
-
-def quantile(values: Sequence[float], q: float) -> float | None:
-    """Linear interpolation between the closest ranks (numpy's default)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,6 @@ scripts and any fetch, so even a text that escaped escaping could not run.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from markupsafe import Markup
 from eunomia import __version__
 from eunomia.compare._model import Comparison, MetricDelta
 from eunomia.errors import EunomiaError
+from eunomia.files import write_text_atomic
 from eunomia.report.html._charts import Bar, hbar_chart, heat_table, histogram, paired_hbar_chart
 from eunomia.report.html._data import (
     GroupReport,
@@ -318,14 +318,7 @@ def render_error(status: int, message: str) -> str:
 
 def write_report(html: str, path: Path) -> Path:
     """Write a page atomically (a reader never sees half a file)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(html, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise EunomiaError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
+    return write_text_atomic(path, html)
 
 
 def template_names() -> Sequence[str]:
