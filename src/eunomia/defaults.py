@@ -65,7 +65,12 @@ LOCAL_MODEL: Final = "qwen2.5-coder-1.5b"
 LOCAL_CONTEXT_TOKENS: Final = 8192
 """Context window the local model is loaded with (prompt + answer)."""
 LOCAL_THREADS: Final[int | None] = None
-"""CPU threads for local inference; ``None`` means every core of the machine."""
+"""CPU threads for local inference; ``None`` means every core but one (at least 1).
+
+Measured on 2 cores (bench/local_models.md): when other work shares the CPU, llama.cpp's
+threads spin-wait for each other and 2 threads need up to 10x the CPU of 1 for the same
+answer; one thread stays steady.
+"""
 LOCAL_THREADS_ENV: Final = "EUNOMIA_LOCAL_THREADS"
 """Environment variable overriding the thread count (fewer when other work shares the CPU)."""
 MODEL_CACHE_ENV: Final = "EUNOMIA_CACHE_DIR"

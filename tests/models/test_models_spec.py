@@ -242,3 +242,18 @@ def test_config_default_location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert "judge" in loaded.models
     (tmp_path / defaults.MODEL_CONFIG_FILE).write_text("", encoding="utf-8")
     assert load_config().models == {}
+
+
+def test_local_threads_default_and_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from eunomia.models.providers.local import LocalProvider
+
+    monkeypatch.delenv("EUNOMIA_LOCAL_THREADS", raising=False)
+    assert LocalProvider("gemma3-270m").threads_used == max(1, (os.cpu_count() or 1) - 1)
+    assert LocalProvider("gemma3-270m", threads=3).threads_used == 3
+    monkeypatch.setenv("EUNOMIA_LOCAL_THREADS", "2")
+    assert LocalProvider("gemma3-270m").threads_used == 2
+    monkeypatch.setenv("EUNOMIA_LOCAL_THREADS", "many")
+    with pytest.raises(EunomiaError, match="EUNOMIA_LOCAL_THREADS"):
+        _ = LocalProvider("gemma3-270m").threads_used

@@ -115,7 +115,7 @@ def _without_extra_buffers(llama_cpp: Any) -> Iterator[None]:
 
 
 def _threads(threads: int | None) -> int:
-    """Explicit value, else ``$EUNOMIA_LOCAL_THREADS``, else the default (every core)."""
+    """Explicit value, else ``$EUNOMIA_LOCAL_THREADS``, else the default (all cores but one)."""
     if threads:
         return threads
     env = os.environ.get(defaults.LOCAL_THREADS_ENV, "").strip()
@@ -126,7 +126,7 @@ def _threads(threads: int | None) -> int:
             raise EunomiaError(
                 f"{defaults.LOCAL_THREADS_ENV} must be a whole number, got {env!r}"
             ) from None
-    return defaults.LOCAL_THREADS or os.cpu_count() or 1
+    return defaults.LOCAL_THREADS or max(1, (os.cpu_count() or 1) - 1)
 
 
 def load_model(
@@ -194,6 +194,11 @@ class LocalProvider:
     @property
     def name(self) -> str:
         return f"local:{self.model.name}"
+
+    @property
+    def threads_used(self) -> int:
+        """CPU threads the model runs with (explicit, ``$EUNOMIA_LOCAL_THREADS`` or default)."""
+        return _threads(self.threads)
 
     async def load(self) -> float:
         """Load the model now (else the first call does). Returns the load time in seconds."""
