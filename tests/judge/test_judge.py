@@ -121,3 +121,12 @@ async def test_judge_repeats_use_their_own_seed(fake_llm: FakeLLM) -> None:
     assert {b["temperature"] for b in fake_llm.requests} == {0.7}  # repeats need sampling
     assert all(b["response_format"]["json_schema"]["schema"]["properties"]["score"]["enum"]
                == [0, 1, 2, 3, 4, 5] for b in fake_llm.requests)
+
+
+async def test_unscored_keeps_the_whole_raw_answer_not_a_preview(fake_llm: FakeLLM) -> None:
+    long_answer = "I refuse to give a number. " * 20 + "END-OF-ANSWER"
+    fake_llm.judge("MARKER-1", long_answer)
+    c = caller(fake_llm, retries=1)
+    (v,) = await Judge().score(ITEM, lambda r, k, v: c.call(r, k, v))
+    assert v.score is None and v.status == "unscored"
+    assert v.raw is not None and long_answer in v.raw  # all of it, not an 80-character preview

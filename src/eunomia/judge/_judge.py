@@ -123,9 +123,7 @@ def unusable(exc: CallError) -> UnusableAnswer | None:
     if isinstance(exc, UnusableAnswer):
         return exc
     if not exc.retryable and exc.status is None and "the model's" in exc.reason:
-        raw = getattr(exc, "answer_text", None)
-        return UnusableAnswer(f"unusable answer: {exc.reason}",
-                              raw if isinstance(raw, str) else exc.reason)
+        return UnusableAnswer(f"unusable answer: {exc.reason}", exc.answer_text or exc.reason)
     return None
 
 

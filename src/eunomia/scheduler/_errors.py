@@ -18,6 +18,7 @@ class CallError(Exception):
         status: int | None = None,
         retry_after: float | None = None,
         rate_limited: bool = False,
+        answer_text: str | None = None,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
@@ -25,6 +26,8 @@ class CallError(Exception):
         self.status = status
         self.retry_after = retry_after
         self.rate_limited = rate_limited
+        self.answer_text = answer_text
+        """The full answer of a model whose answer was unusable (kept for the results)."""
         self.attempts = 1
 
 

@@ -159,7 +159,8 @@ class AnthropicProvider:
                 try:
                     parsed = parse_json_answer(text, request.json_schema)
                 except JSONExtractionError as exc:
-                    raise CallError(f"{self.name}: {exc}", retryable=False) from None
+                    raise CallError(f"{self.name}: {exc}", retryable=False,
+                                    answer_text=text) from None
         else:
             text = "".join(texts)
         u = getattr(message, "usage", None)

@@ -290,7 +290,8 @@ class LocalProvider:
                     hint = f" (answer cut at max_tokens={request.settings.max_tokens})"
                 else:
                     hint = ""
-                raise CallError(f"{self.name}: {exc}{hint}", retryable=False) from None
+                raise CallError(f"{self.name}: {exc}{hint}", retryable=False,
+                                answer_text=text) from None
         ttft = None if state.first_token_at is None else state.first_token_at - state.started
         # The end-of-text token is sampled but is not part of the answer.
         output_tokens = raw.sampled - (1 if raw.finish_reason == "stop" and raw.sampled else 0)

@@ -247,7 +247,8 @@ class OpenAIProvider:
             except JSONExtractionError as exc:
                 cut_off = choice.get("finish_reason") == "length"
                 cut = " (answer cut at max_tokens)" if cut_off else ""
-                raise CallError(f"{self.name}: {exc}{cut}", retryable=False) from None
+                raise CallError(f"{self.name}: {exc}{cut}", retryable=False,
+                                answer_text=text) from None
         return ChatResult(
             text=text,
             parsed=parsed,
