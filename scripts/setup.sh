@@ -2,7 +2,8 @@
 # Create (or update) the virtual environment at .venv and install Eunomia into it.
 #   scripts/setup.sh          runtime only
 #   scripts/setup.sh --dev    plus the test and lint tools
-#   scripts/setup.sh --ray    plus Ray for --executor ray (options combine)
+#   scripts/setup.sh --ray    plus Ray for --executor ray
+#   scripts/setup.sh --anthropic   plus the Anthropic SDK (options combine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,7 @@ for arg in "$@"; do
     case "$arg" in
         --dev) extras="${extras:+$extras,}dev" ;;
         --ray) extras="${extras:+$extras,}ray" ;;
+        --anthropic) extras="${extras:+$extras,}anthropic" ;;
         *) echo "unknown option: $arg" >&2; exit 2 ;;
     esac
 done

@@ -4,7 +4,7 @@
 # cores the first time) and headless Chromium, then lint, type-check and test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --dev --ray
+scripts/setup.sh --dev --ray --anthropic
 scripts/setup-local-model.sh gemma3-270m
 scripts/install-chromium.sh || true  # browser tests of the HTML report; they skip without it
 echo "==> ruff"
