@@ -6,6 +6,11 @@ concurrency efficiency at a given server latency.
 
     python bench/bench_scenario.py --cases 5000
     python bench/bench_scenario.py --cases 1000 --latency 0.2 --concurrency 100
+    python bench/bench_scenario.py --cases 5000 --rerun --max-rerun-s 3
+
+``--rerun`` runs the same scenario a second time into the same store (a new run name):
+every answer comes from the response cache, so it must make zero requests (the server
+counts them) and finish within ``--max-rerun-s``.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 from eunomia.runner import CaseSelection, RunOptions, load_all, run_scenarios
@@ -52,8 +58,14 @@ def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
     return proc, url
 
 
+def server_requests(url: str) -> int:
+    root = url.rsplit("/", 1)[0]
+    with urllib.request.urlopen(f"{root}/stats", timeout=10) as response:
+        return int(json.load(response)["requests"])
+
+
 async def run(
-    scenario: Path, url: str, concurrency: int, results: Path
+    scenario: Path, url: str, concurrency: int, results: Path, run_name: str = "bench"
 ) -> tuple[float, float, int]:
     sources, _ = discover([scenario])
     loaded, _ = load_all(sources)
@@ -61,7 +73,7 @@ async def run(
     target = AthenaTarget(url, max_connections=concurrency)
     options = RunOptions(concurrency, RetryPolicy(retries=0, timeout_s=60))
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    report = await run_scenarios(loaded, target, run_name="bench", results_dir=results,
+    report = await run_scenarios(loaded, target, run_name=run_name, results_dir=results,
                                  options=options, selection=CaseSelection())
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     assert report.failed_cases == 0, f"{report.failed_cases} cases failed"
@@ -77,12 +89,22 @@ def main() -> int:
     parser.add_argument("--max-cpu-ms", type=float, default=None, help="fail above this")
     parser.add_argument("--max-ratio", type=float, default=None,
                         help="fail when wall time exceeds this multiple of the ideal")
+    parser.add_argument("--rerun", action="store_true",
+                        help="run twice into one store; the second run must be all cache")
+    parser.add_argument("--max-rerun-s", type=float, default=None,
+                        help="with --rerun: fail when the second run takes longer")
     args = parser.parse_args()
+    rerun: tuple[float, float, int] | None = None
     with tempfile.TemporaryDirectory() as tmp:
         scenario = make_scenario(Path(tmp), args.cases)
         proc, url = start_server(args.latency)
         try:
             wall, cpu, cases = asyncio.run(run(scenario, url, args.concurrency, Path(tmp) / "res"))
+            if args.rerun:
+                before = server_requests(url)
+                wall2, cpu2, _ = asyncio.run(run(scenario, url, args.concurrency,
+                                                 Path(tmp) / "res", "bench2"))
+                rerun = (wall2, cpu2, server_requests(url) - before)
         finally:
             proc.terminate()
             proc.wait()
@@ -102,6 +124,16 @@ def main() -> int:
     if args.max_ratio is not None and ideal and wall / ideal > args.max_ratio:
         print(f"MISS: wall/ideal {wall / ideal:.2f} > target {args.max_ratio}")
         ok = False
+    if rerun is not None:
+        wall2, cpu2, served = rerun
+        print(f"rerun: wall={wall2:.2f}s cpu={1000 * cpu2 / cases:.3f} ms/case "
+              f"served_by_server={served}")
+        if served:
+            print(f"MISS: the re-run made {served} request(s); target 0")
+            ok = False
+        if args.max_rerun_s is not None and wall2 > args.max_rerun_s:
+            print(f"MISS: re-run {wall2:.2f}s > target {args.max_rerun_s} s")
+            ok = False
     return 0 if ok else 1
 
 

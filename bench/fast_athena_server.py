@@ -2,7 +2,7 @@
 
 It answers every request with the SGI ids listed in the submission's ``meta`` or, by
 default, the first instruction of each criterion. Run it as its own process so its
-CPU is not counted as Eunomia's:
+CPU is not counted as Eunomia's. ``GET /stats`` returns how many requests it answered:
 
     python bench/fast_athena_server.py --port 0 --latency 0.2
 """
@@ -19,6 +19,7 @@ from aiohttp import web
 
 async def handle(request: web.Request) -> web.Response:
     body = await request.json()
+    request.app["counter"][0] += 1
     latency = request.app["latency"]
     if latency:
         await asyncio.sleep(latency)
@@ -43,10 +44,16 @@ async def handle(request: web.Request) -> web.Response:
     return web.json_response({"data": data, "meta": meta})
 
 
+async def stats(request: web.Request) -> web.Response:
+    return web.json_response({"requests": request.app["counter"][0]})
+
+
 async def main(port: int, latency: float) -> None:
     app = web.Application(client_max_size=64 * 1024 * 1024)
     app["latency"] = latency
+    app["counter"] = [0]
     app.router.add_post("/feedback_suggestions", handle)
+    app.router.add_get("/stats", stats)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", port, backlog=1024)

@@ -44,7 +44,10 @@ def eval_command(
         help="Candidate model spec, e.g. local:qwen2.5-coder-0.5b, openai:gpt-4o-mini.",
         show_default=False)] = None,
     judge: Annotated[str, typer.Option(
-        help="Judge model spec (default: the embedded local model).")] = defaults.JUDGE_SPEC,
+        help="Judge model spec (default: the embedded local model); 'none' makes no judge "
+             "call and scores each case by its deterministic checks only "
+             "(round(5 x passed / total); a case without checks is unscored).")
+    ] = defaults.JUDGE_SPEC,
     judge_repeats: Annotated[int, typer.Option(
         help="Score each answer this many times; >1 reports the judge's self-agreement.")
     ] = defaults.JUDGE_REPEATS,
@@ -94,7 +97,7 @@ def eval_command(
     from eunomia.scheduler import RetryPolicy
     from eunomia.store import RunStore
     from eunomia.tasks import load_suites
-    from eunomia.tasks._runner import TaskSelection, run_tasks
+    from eunomia.tasks._runner import NO_JUDGE, TaskSelection, run_tasks
 
     out = console()
     for name, value in (("--concurrency", concurrency), ("--timeout", timeout),
@@ -152,7 +155,8 @@ def eval_command(
     if patterns and not any(selection.apply(s) or selection.invalid(s) for s in suites):
         raise EunomiaError(f"no test case matches {', '.join(patterns)}")
     config = load_config()
-    candidate_spec, judge_spec = resolve_spec(model, config), resolve_spec(judge, config)
+    candidate_spec = resolve_spec(model, config)
+    judge_spec = None if judge.strip().lower() == NO_JUDGE else resolve_spec(judge, config)
     rubric_obj = Rubric.load(rubric) if rubric is not None else None
     settings = {"paths": [str(p) for p in paths],
                 "rubric_option": str(rubric) if rubric is not None else None,

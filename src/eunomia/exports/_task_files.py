@@ -102,6 +102,19 @@ def _csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, Any]]) -> Pa
 class _Dumper(yaml.SafeDumper):
     """Block style (``|``) for multi-line text, so prompts and answers stay readable."""
 
+    _CACHED_MAX = 80
+
+    def analyze_scalar(self, scalar: str) -> Any:
+        # A pure function of the text (and allow_unicode, fixed per dumper), called for
+        # every scalar: keys and short values repeat in every case, so remember them.
+        if len(scalar) > self._CACHED_MAX:
+            return super().analyze_scalar(scalar)
+        cache: dict[str, Any] = self.__dict__.setdefault("_analyses", {})
+        found = cache.get(scalar)
+        if found is None:
+            found = cache[scalar] = super().analyze_scalar(scalar)
+        return found
+
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     if "\n" in value:

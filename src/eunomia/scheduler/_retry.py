@@ -103,6 +103,15 @@ async def call_with_retry(
         latency = time.perf_counter() - started
         return value
 
+    # Fast path: the first attempt is made directly (building tenacity's state costs more
+    # than a fast call); only a failure goes through tenacity, which is handed that first
+    # failure as its own first attempt, so waits, stops and the raised error are unchanged.
+    try:
+        value = await one()
+    except Exception as exc:  # replayed below
+        first: BaseException | None = exc
+    else:
+        return Attempted(value, tries, latency)
     retrying = AsyncRetrying(
         stop=stop_after_attempt(policy.retries + 1),
         wait=_Wait(policy),
@@ -112,6 +121,9 @@ async def call_with_retry(
     try:
         async for try_state in retrying:
             with try_state:
+                if first is not None:
+                    failed, first = first, None
+                    raise failed
                 value = await one()
     except CallError as exc:
         exc.attempts = tries

@@ -322,6 +322,31 @@ class RunStore:
         self._write("INSERT OR REPLACE INTO cache(key, response, latency_s, created)"
                     " VALUES (?, ?, ?, ?)", (key, response, latency_s, _now()))
 
+    def cache_put_json(self, key: str, value: Any, latency_s: float | None) -> str:
+        """Store ``value`` (as a JSON blob) and a cache entry to it in one transaction;
+        the blob's digest. Same result as :meth:`put_json` then :meth:`cache_put`, one commit."""
+        data = json_bytes(value)
+        digest = blob_hash(data)
+        try:
+            self._db.execute("BEGIN")
+        except sqlite3.Error as exc:
+            raise self._error("cannot write to the run store", exc) from None
+        try:
+            if digest not in self._known:
+                self._write("INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)",
+                            (digest, zlib.compress(data, 1)))
+            self._write("INSERT OR REPLACE INTO cache(key, response, latency_s, created)"
+                        " VALUES (?, ?, ?, ?)", (key, digest, latency_s, _now()))
+            self._db.execute("COMMIT")
+            self._known.add(digest)
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise self._error("cannot write to the run store", exc) from None
+            raise
+        return digest
+
 
 def now() -> str:
     return _now()

@@ -105,6 +105,6 @@ class ModelCaller:
         else:
             got = await call_with_retry(attempt, self.policy, self.limiter)
         if key is not None and self.store is not None:
-            digest = self.store.put_json(got.value.model_dump(mode="json"))
-            self.store.cache_put(key, digest, got.value.latency_s or got.latency_s)
+            self.store.cache_put_json(key, got.value.model_dump(mode="json"),
+                                      got.value.latency_s or got.latency_s)
         return JudgeCall(got.value, got.attempts, False)

@@ -26,8 +26,9 @@ class CaseContext:
     """Runs the calls of one case (one repeat) and remembers them for the result."""
 
     candidate: ModelCaller
-    judge_caller: ModelCaller
-    judge: Judge
+    judge_caller: ModelCaller | None
+    """None with ``--judge none``: no judge call is made (cases are scored by their checks)."""
+    judge: Judge | None
     settings: GenerationSettings
     """The candidate's generation settings."""
     repeat: int
@@ -49,17 +50,21 @@ class CaseContext:
         return got.result
 
     async def judge_answer(self, item: JudgeItem) -> list[Verdict]:
-        """The judge's verdicts (``--judge-repeats`` of them) on one answer."""
+        """The judge's verdicts (``--judge-repeats`` of them) on one answer (none without
+        a judge)."""
+        judge, judge_caller = self.judge, self.judge_caller
+        if judge is None or judge_caller is None:
+            return []
         item = item.model_copy(update={"guidance": item.guidance or self.guidance})
 
         async def call(request: ChatRequest, k: int, validate: Validate) -> JudgeCall:
             # Keyed on the judge's messages (which hold the answer) and the judge repeat k:
             # the same answer in another candidate repeat is not judged twice.
-            got = await self.judge_caller.call(request, k, validate)
+            got = await judge_caller.call(request, k, validate)
             self.calls.append(_record("judge", got))
             return got
 
-        return await self.judge.score(item, call, self.rubric)
+        return await judge.score(item, call, self.rubric)
 
 
 def user(text: str) -> ChatMessage:

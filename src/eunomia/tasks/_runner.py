@@ -23,13 +23,13 @@ from rich.console import Console
 from eunomia import defaults
 from eunomia.errors import EunomiaError
 from eunomia.executors import Executor, ModelChat
-from eunomia.judge import Judge, Rubric
+from eunomia.judge import MAX_SCORE, Judge, Rubric, Verdict
 from eunomia.models import ModelProvider, ModelSpec
 from eunomia.pricing import PriceTable, TokenCount
 from eunomia.report import CaseProgress
 from eunomia.runner import RunOptions
 from eunomia.scheduler import AdaptiveLimiter, CallError, stream_results
-from eunomia.store import CaseRow, RunInfo, RunStore, now
+from eunomia.store import CaseRow, RunInfo, RunStore, blob_hash, json_bytes, now
 from eunomia.tasks._calls import ModelCaller, chat_attempt
 from eunomia.tasks._context import CaseContext
 from eunomia.tasks._model import LoadedCase, TaskSuite
@@ -38,6 +38,24 @@ from eunomia.tasks._summary import TasksSummary
 from eunomia.tasks.kinds import get_kind
 
 RUN_KIND = "tasks"
+NO_JUDGE = "none"
+"""``--judge none``: no judge model; each case is scored by its deterministic checks only."""
+
+
+def checks_verdict(result: CaseResult) -> CaseResult:
+    """Without a judge: one verdict scoring the case by its checks, round(5 × passed / total).
+
+    A case with no check (or that failed) is left as it is: without verdicts it is unscored.
+    """
+    checks = result.all_checks()
+    if result.error is not None or not checks:
+        return result
+    passed = sum(c.passed for c in checks)
+    failed = [c.name for c in checks if not c.passed]
+    feedback = f"checks: {passed}/{len(checks)} passed" + \
+        (f" (failed: {'; '.join(failed)})" if failed else "")
+    verdict = Verdict(score=round(MAX_SCORE * passed / len(checks)), feedback=feedback)
+    return result.model_copy(update={"verdicts": [*result.verdicts, verdict]})
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,17 +143,29 @@ def price_table(*specs: ModelSpec) -> PriceTable:
     return table.merged(PriceTable(extra)) if extra else table
 
 
+Blobs = list[tuple[str, bytes]]
+
+
 def case_row(suite: str, target: str, case: LoadedCase | None, name: str, repeat: int,
-             result: CaseResult | None, prices: PriceTable, store: RunStore,
-             error: str | None = None, status: str | None = None) -> CaseRow:
-    """The store row of one case: headline score 0–5, tokens of every call, total cost."""
-    request = store.put_blob(case.raw_json.encode()) if case is not None else None
+             result: CaseResult | None, prices: PriceTable,
+             error: str | None = None, status: str | None = None) -> tuple[CaseRow, Blobs]:
+    """The store row of one case (headline score 0–5, tokens of every call, total cost) and
+    its request/response blobs, to be stored with it in one transaction (``record_case``)."""
+    blobs: Blobs = []
+    request = None
+    if case is not None:
+        data = case.raw_json.encode()
+        request = blob_hash(data)
+        blobs.append((request, data))
     if result is None:
         return CaseRow(suite, target, name, repeat, status or "invalid", error, 0, None, False,
-                       None, 0, 0, None, request, None, now())
+                       None, 0, 0, None, request, None, now()), blobs
     counts = [TokenCount(c.model, c.input_tokens, c.output_tokens, c.cached_input_tokens)
               for c in result.calls]
     cost = prices.summarize(counts) if counts else None
+    data = json_bytes(result.model_dump(mode="json"))
+    response = blob_hash(data)
+    blobs.append((response, data))
     return CaseRow(
         suite=suite, target=target, case_name=name, repeat=repeat, status=result.status,
         error=result.error, attempts=result.attempts, latency_s=result.candidate_latency_s,
@@ -143,8 +173,8 @@ def case_row(suite: str, target: str, case: LoadedCase | None, name: str, repeat
         input_tokens=sum(c.input_tokens for c in result.calls),
         output_tokens=sum(c.output_tokens for c in result.calls),
         cost=cost.total_cost if cost is not None else None, request=request,
-        response=store.put_json(result.model_dump(mode="json")), finished=now(),
-    )
+        response=response, finished=now(),
+    ), blobs
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +194,7 @@ async def run_tasks(
     suites: Sequence[TaskSuite],
     *,
     candidate: ModelSpec,
-    judge: ModelSpec,
+    judge: ModelSpec | None,
     run_name: str,
     results_dir: Path,
     options: RunOptions,
@@ -187,20 +217,24 @@ async def run_tasks(
     ``providers`` (candidate, judge) replaces building them from the specs (they are then
     left open for their owner). A remote ``executor`` (Ray) makes the model calls on its
     workers, each building the models from their specs once; the rest stays here.
+    ``judge=None`` (``--judge none``) makes no judge call: each case is scored by its
+    deterministic checks (:func:`checks_verdict`); a case without checks is unscored.
     """
     if repeats < 1:
         raise EunomiaError(f"--repeat must be at least 1, got {repeats}")
     weights = dict(weights or defaults.DIFFICULTY_WEIGHTS)
     console = console or Console(stderr=True, quiet=True)
     store_path = store_path or results_dir / defaults.STORE_FILE
-    judge_obj = Judge(rubric, settings=judge.settings, repeats=judge_repeats)
-    prices = price_table(candidate, judge)
+    judge_obj = Judge(rubric, settings=judge.settings if judge is not None else None,
+                      repeats=judge_repeats)
+    prices = price_table(candidate, *([judge] if judge is not None else []))
     store = RunStore(store_path)
     report = TaskRunReport(run_name, results_dir / run_name, store_path)
-    cand, jm = Model(candidate), Model(judge)
+    cand, jm = Model(candidate), Model(judge) if judge is not None else None
     try:
         run_settings = {
-            **(settings or {}), "repeats": repeats, "judge": judge.spec,
+            **(settings or {}), "repeats": repeats,
+            "judge": judge.spec if judge is not None else NO_JUDGE,
             "judge_repeats": judge_repeats, "weights": weights,
             "rubric": str(judge_obj.rubric.path), "selection": selection.to_json(),
         }
@@ -210,7 +244,8 @@ async def run_tasks(
             store.add_suite(run, suite.name, suite.path, suite.to_json(), prices.to_json())
         status = "interrupted"
         try:
-            await _run(store, run, suites, cand, jm, judge_obj, selection, repeats, done,
+            await _run(store, run, suites, cand, jm, judge_obj if jm is not None else None,
+                       selection, repeats, done,
                        options, use_cache, prices, console, report, providers, executor)
             status = "complete"
         finally:
@@ -243,7 +278,7 @@ def _jobs(suites: Sequence[TaskSuite], selection: TaskSelection, repeats: int, t
 
 
 async def _run(store: RunStore, run: RunInfo, suites: Sequence[TaskSuite], cand: Model,
-               jm: Model, judge: Judge, selection: TaskSelection, repeats: int,
+               jm: Model | None, judge: Judge | None, selection: TaskSelection, repeats: int,
                done: set[tuple[str, str, str, int]], options: RunOptions, use_cache: bool,
                prices: PriceTable, console: Console, report: TaskRunReport,
                providers: tuple[ModelProvider, ModelProvider] | None,
@@ -252,37 +287,42 @@ async def _run(store: RunStore, run: RunInfo, suites: Sequence[TaskSuite], cand:
 
     owned: list[ModelProvider] = []
     if providers is not None:
-        cand.provider, jm.provider = providers
+        cand.provider = providers[0]
+        if jm is not None:
+            jm.provider = providers[1]
     else:
         cand.provider = get_model(cand.spec)
         owned.append(cand.provider)
-        jm.provider = cand.provider if jm.name == cand.name else get_model(jm.spec)
-        if jm.provider is not cand.provider:
-            owned.append(jm.provider)
+        if jm is not None:
+            jm.provider = cand.provider if jm.name == cand.name else get_model(jm.spec)
+            if jm.provider is not cand.provider:
+                owned.append(jm.provider)
     concurrency = options.concurrency
     remote = executor is not None and executor.remote
-    if (cand.serial or jm.serial) and concurrency > 1 and not remote:
+    if (cand.serial or (jm is not None and jm.serial)) and concurrency > 1 and not remote:
         console.print("[yellow]note:[/] a local model answers one request at a time; "
                       f"concurrency lowered from {concurrency} to 1")
         concurrency = 1
     limiter = AdaptiveLimiter(concurrency)
-    judge_limiter = limiter if jm.name == cand.name else AdaptiveLimiter(concurrency)
+    same = jm is not None and jm.name == cand.name
+    judge_limiter = limiter if jm is None or same else AdaptiveLimiter(concurrency)
     target = cand.name
     sessions = AsyncExitStack()  # with a remote executor: one per model (and its limiter)
     cand_submit = judge_submit = None
     if executor is not None and remote:
         cand_submit = await sessions.enter_async_context(executor.session(
             ModelChat(cand.spec, options.policy, chat_attempt), concurrency))
-        judge_submit = cand_submit if jm.name == cand.name else \
-            await sessions.enter_async_context(executor.session(
-                ModelChat(jm.spec, options.policy, chat_attempt), concurrency))
+        if jm is not None:
+            judge_submit = cand_submit if same else \
+                await sessions.enter_async_context(executor.session(
+                    ModelChat(jm.spec, options.policy, chat_attempt), concurrency))
         concurrency = executor.in_flight(concurrency)
     candidate = ModelCaller(cand.provider, cand.name, "candidate", policy=options.policy,
                             limiter=limiter, store=store, use_cache=use_cache,
                             submit=cand_submit)
-    judge_caller = ModelCaller(jm.provider, jm.name, "judge", policy=options.policy,
-                               limiter=judge_limiter, store=store, use_cache=use_cache,
-                               submit=judge_submit)
+    judge_caller = None if jm is None or jm.provider is None else ModelCaller(
+        jm.provider, jm.name, "judge", policy=options.policy, limiter=judge_limiter,
+        store=store, use_cache=use_cache, submit=judge_submit)
     rubrics = {s.name: Rubric.from_text(s.rubric, Path(s.rubric_path or s.path))
                for s in suites if s.rubric}
     guidance: dict[str, str] = {}
@@ -293,8 +333,8 @@ async def _run(store: RunStore, run: RunInfo, suites: Sequence[TaskSuite], cand:
                    if (s.name, target, n, r) not in done]
         with CaseProgress(console, len(jobs) + len(invalid), "tasks") as progress:
             for s, n, reason, r in invalid:
-                store.record_case(run, case_row(s.name, target, None, n, r, None, prices,
-                                                store, error=reason))
+                row, blobs = case_row(s.name, target, None, n, r, None, prices, error=reason)
+                store.record_case(run, row, blobs)
                 progress.advance(True)
 
             async def job(j: _Job) -> tuple[_Job, CaseResult]:
@@ -306,7 +346,8 @@ async def _run(store: RunStore, run: RunInfo, suites: Sequence[TaskSuite], cand:
                                   guidance=guidance[kind.name],
                                   rubric=rubrics.get(j.suite.name))
                 try:
-                    return j, await kind.runner(j.case, ctx)
+                    result = await kind.runner(j.case, ctx)
+                    return j, result if judge_caller is not None else checks_verdict(result)
                 except CallError as exc:
                     err = f"{exc.reason} (after {exc.attempts} attempt(s))"
                 except EunomiaError:
@@ -316,12 +357,15 @@ async def _run(store: RunStore, run: RunInfo, suites: Sequence[TaskSuite], cand:
                 return j, CaseResult(kind=j.case.kind, error=err, calls=ctx.calls)
 
             async for j, result in stream_results(jobs, job, concurrency):
-                store.record_case(run, case_row(j.suite.name, target, j.case, j.case.name,
-                                                j.repeat, result, prices, store))
+                row, blobs = case_row(j.suite.name, target, j.case, j.case.name, j.repeat,
+                                      result, prices)
+                store.record_case(run, row, blobs)
                 progress.advance(result.status != "scored")
     finally:
-        report.requests_made = candidate.requests_made + judge_caller.requests_made
-        report.cache_hits = candidate.cache_hits + judge_caller.cache_hits
+        report.requests_made = candidate.requests_made + \
+            (judge_caller.requests_made if judge_caller is not None else 0)
+        report.cache_hits = candidate.cache_hits + \
+            (judge_caller.cache_hits if judge_caller is not None else 0)
         await sessions.aclose()
         for p in owned:
             await p.close()

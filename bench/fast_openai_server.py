@@ -1,0 +1,93 @@
+"""A fast OpenAI-compatible chat-completions server for benchmarks (answers at once, or
+after --latency seconds).
+
+``POST /v1/chat/completions`` answers every request with ``--answer`` (default
+"The answer is 42.") and a fixed token usage; ``"stream": true`` is answered as a
+server-sent event stream with a usage chunk. ``GET /stats`` returns how many chat
+requests it has answered (``{"requests": N}``), so a benchmark can check that a cached
+re-run made none. Run it as its own process so its CPU is not counted as Eunomia's;
+it prints its base URL as JSON on the first line:
+
+    python bench/fast_openai_server.py --port 0 --latency 0.2
+    {"url": "http://127.0.0.1:41234/v1"}
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+
+from aiohttp import web
+
+USAGE = {"prompt_tokens": 50, "completion_tokens": 8, "total_tokens": 58}
+
+
+def _completion(model: str, answer: str) -> dict[str, object]:
+    return {
+        "id": "chatcmpl-bench", "object": "chat.completion", "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": answer}}],
+        "usage": USAGE,
+    }
+
+
+async def chat(request: web.Request) -> web.StreamResponse:
+    app = request.app
+    body = await request.json()
+    app["counter"][0] += 1
+    if app["latency"]:
+        await asyncio.sleep(app["latency"])
+    model = str(body.get("model", "bench"))
+    answer: str = app["answer"]
+    if not body.get("stream"):
+        return web.json_response(_completion(model, answer))
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    await response.prepare(request)
+    base = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "model": model}
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": answer},
+                              "finish_reason": None}]},
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        {**base, "choices": [], "usage": USAGE},
+    ]
+    for chunk in chunks:
+        await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+    await response.write(b"data: [DONE]\n\n")
+    await response.write_eof()
+    return response
+
+
+async def stats(request: web.Request) -> web.Response:
+    return web.json_response({"requests": request.app["counter"][0]})
+
+
+async def main(port: int, latency: float, answer: str) -> None:
+    app = web.Application(client_max_size=64 * 1024 * 1024)
+    app["latency"] = latency
+    app["answer"] = answer
+    app["counter"] = [0]
+    app.router.add_post("/v1/chat/completions", chat)
+    app.router.add_get("/stats", stats)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", port, backlog=1024)
+    await site.start()
+    real_port = runner.addresses[0][1]
+    print(json.dumps({"url": f"http://127.0.0.1:{real_port}/v1"}), flush=True)
+    await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--answer", default="The answer is 42.")
+    args = parser.parse_args()
+    try:
+        asyncio.run(main(args.port, args.latency, args.answer))
+    except KeyboardInterrupt:
+        sys.exit(0)
