@@ -10,16 +10,13 @@ broken JSON...). Every request body is recorded.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from tests.support.local_app import LocalApp
 
 from eunomia.engine import render_submission
 from eunomia.scenarios import Scenario
@@ -29,13 +26,12 @@ FAKE_MODEL = "fake-grader"
 
 
 @dataclass
-class FakeChatServer:
+class FakeChatServer(LocalApp):
     scenario: Scenario
     requests: list[dict[str, Any]] = field(default_factory=list)
     overrides: dict[str, str] = field(default_factory=dict)
     """Case name -> raw answer text."""
     url: str = ""
-    _runner: web.AppRunner | None = None
     _by_rendering: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -78,39 +74,7 @@ class FakeChatServer:
                       "prompt_tokens_details": {"cached_tokens": 800}},
         })
 
-    async def start(self) -> None:
-        app = web.Application()
+    url_path = "/v1"
+
+    def add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._chat)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = int(self._runner.addresses[0][1])
-        self.url = f"http://127.0.0.1:{port}/v1"
-
-    async def close(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-
-    @contextlib.contextmanager
-    def in_thread(self) -> Iterator[None]:
-        """Serve from a background thread with its own loop (for synchronous CLI tests)."""
-        loop = asyncio.new_event_loop()
-        ready = threading.Event()
-
-        def serve() -> None:
-            asyncio.set_event_loop(loop)
-            loop.run_until_complete(self.start())
-            ready.set()
-            loop.run_forever()
-
-        thread = threading.Thread(target=serve, daemon=True)
-        thread.start()
-        assert ready.wait(10), "fake chat server did not start"
-        try:
-            yield
-        finally:
-            asyncio.run_coroutine_threadsafe(self.close(), loop).result(10)
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(10)
-            loop.close()

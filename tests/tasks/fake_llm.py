@@ -11,16 +11,14 @@ answered as server-sent events, word by word. Every request body is recorded and
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
-import threading
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+from tests.support.local_app import LocalApp
 
 JUDGE_MODEL = "fake-judge"
 CANDIDATE_MODEL = "fake-candidate"
@@ -28,7 +26,7 @@ DEFAULT_VERDICT = json.dumps({"score": 4, "feedback": "Mostly right, one detail 
 
 
 @dataclass
-class FakeLLM:
+class FakeLLM(LocalApp):
     judge_model: str = JUDGE_MODEL
     candidate_rules: list[tuple[str, list[str]]] = field(default_factory=list)
     judge_rules: list[tuple[str, list[str]]] = field(default_factory=list)
@@ -38,7 +36,6 @@ class FakeLLM:
     requests: list[dict[str, Any]] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
     url: str = ""
-    _runner: web.AppRunner | None = None
     _served: Counter[tuple[str, str]] = field(default_factory=Counter)
 
     def candidate(self, needle: str, *replies: str) -> FakeLLM:
@@ -110,39 +107,7 @@ class FakeLLM:
             "usage": usage,
         })
 
-    async def start(self) -> None:
-        app = web.Application()
+    url_path = "/v1"
+
+    def add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._chat)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = int(self._runner.addresses[0][1])
-        self.url = f"http://127.0.0.1:{port}/v1"
-
-    async def close(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-
-    @contextlib.contextmanager
-    def in_thread(self) -> Iterator[FakeLLM]:
-        """Serve from a background thread with its own loop (for synchronous CLI tests)."""
-        loop = asyncio.new_event_loop()
-        ready = threading.Event()
-
-        def serve() -> None:
-            asyncio.set_event_loop(loop)
-            loop.run_until_complete(self.start())
-            ready.set()
-            loop.run_forever()
-
-        thread = threading.Thread(target=serve, daemon=True)
-        thread.start()
-        assert ready.wait(10), "fake chat server did not start"
-        try:
-            yield self
-        finally:
-            asyncio.run_coroutine_threadsafe(self.close(), loop).result(10)
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(10)
-            loop.close()
