@@ -17,6 +17,7 @@ from eunomia.engine import ENGINE_VERSION, FeedbackEngine, PromptBuilder, Prompt
 from eunomia.errors import EunomiaError
 from eunomia.models import GenerationSettings, ModelProvider, ModelSpec
 from eunomia.scenarios import Scenario, TestCase
+from eunomia.scheduler import CallError
 from eunomia.targets._base import TargetResponse
 
 TARGET_PREFIX = "llm:"
@@ -108,7 +109,7 @@ class LLMTarget:
         """The chat call (messages, settings, answer schema) the engine makes for a case."""
         try:
             _, chat = self.prompts.chat_request(self.request_for(scenario, case))
-        except Exception as exc:  # an unreadable submission fails in feedback(), not here
+        except CallError as exc:  # an unreadable submission fails in feedback(), not here
             return json.dumps({"unreadable_submission": str(exc), "case": case.name}).encode()
         return chat.model_dump_json().encode()
 
