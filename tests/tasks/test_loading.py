@@ -190,3 +190,13 @@ def test_kind_requirements(tmp_path: Path) -> None:
     suite, problems = load_suite(write(tmp_path / "summarization.yaml", "- {case_id: a}\n"))
     assert suite is not None and suite.cases == []
     assert problems[0].message == "the case has no 'instruction'" and problems[0].line == 1
+
+
+def test_an_unreadable_path_is_a_diagnostic_not_a_traceback() -> None:
+    from eunomia.tasks._loader import discover
+
+    too_long = Path("x" * 300 + ".yaml")
+    files, problems = discover([too_long])
+    assert files == []
+    (problem,) = problems
+    assert problem.file == too_long and "cannot read" in problem.message

@@ -183,16 +183,20 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnostic]]:
     files: list[Path] = []
     problems: list[Diagnostic] = []
     for p in paths:
-        if p.is_file():
-            files.append(p)
-        elif p.is_dir():
-            found = sorted(f for f in p.iterdir()
-                           if f.is_file() and f.suffix.lower() in defaults.TASK_SUITE_EXTENSIONS)
-            if not found:
-                problems.append(error(p, "no .yaml or .yml files in this folder"))
-            files += found
-        else:
-            problems.append(error(p, "no such file or folder"))
+        try:
+            if p.is_file():
+                files.append(p)
+            elif p.is_dir():
+                found = sorted(
+                    f for f in p.iterdir()
+                    if f.is_file() and f.suffix.lower() in defaults.TASK_SUITE_EXTENSIONS)
+                if not found:
+                    problems.append(error(p, "no .yaml or .yml files in this folder"))
+                files += found
+            else:
+                problems.append(error(p, "no such file or folder"))
+        except OSError as exc:  # e.g. a name too long for the file system
+            problems.append(error(p, f"cannot read: {exc.strerror or exc}"))
     unique: list[Path] = []
     for f in files:
         if f.resolve() not in {u.resolve() for u in unique}:
