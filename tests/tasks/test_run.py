@@ -288,3 +288,36 @@ async def test_summary_table_has_flat_and_weighted_intervals(fake_llm: FakeLLM,
             ("category", "General Knowledge"), ("sub_category", "(none)")} <= groups
     data = json.loads((tmp_path / "r1/tasks_results.json").read_text())
     assert data["overall_weighted_mean"]["estimate"] == pytest.approx(14 / 6)
+
+
+async def test_repeats_show_where_the_candidate_is_inconsistent(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.candidate("EASY-Q", "first-e", "second-e")  # repeat 0, then repeat 1
+    fake_llm.candidate("MEDIUM-Q", "ans-m").candidate("HARD-Q", "ans-h")
+    fake_llm.judge("first-e", verdict(4)).judge("second-e", verdict(2))
+    fake_llm.judge("ans-m", verdict(3)).judge("ans-h", verdict(5))
+    suites, _ = load_suites([write(tmp_path / "gk.yaml", SCORED)])
+    serial = RunOptions(1, OPTIONS.policy)  # repeat 1 starts after repeat 0 has finished
+    report = await run(suites, tmp_path, repeats=2, options=serial)
+    rc = report.summary.repeat_consistency if report.summary else None
+    assert rc is not None and rc.repeats == 2
+    by_case = {c.case_name: c for c in rc.cases}
+    e = by_case["e"]
+    assert e.scores == (4.0, 2.0) and e.flip_rate == 1.0
+    assert e.stdev == pytest.approx(2 ** 0.5) and e.distribution == {4: 0.5, 2: 0.5}
+    assert by_case["m"].flip_rate == 0.0 and by_case["m"].stdev == 0.0
+    assert [c.case_name for c in rc.unstable] == ["e"]
+    # interval alpha by hand: within-case 2 * 2**2 = 8; all pairs 2 * (6 * 88 - 22**2) = 88
+    assert rc.alpha == pytest.approx(1 - 5 * 8 / 88)
+    rows = list(csv.DictReader((tmp_path / "r1/tables/repeat_consistency.csv").open()))
+    assert {r["case_id"]: r["scores"] for r in rows} == {"e": "4 2", "m": "3 3", "h": "5 5"}
+    data = json.loads((tmp_path / "r1/tasks_results.json").read_text())
+    assert data["repeat_consistency"]["alpha"] == pytest.approx(1 - 40 / 88)
+
+
+async def test_a_single_repeat_has_no_repeat_consistency(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    suites, _ = load_suites([write(tmp_path / "gk.yaml", SCORED)])
+    report = await run(suites, tmp_path)
+    assert report.summary is not None and report.summary.repeat_consistency is None
+    assert not (tmp_path / "r1/tables/repeat_consistency.csv").exists()

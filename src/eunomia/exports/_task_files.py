@@ -7,6 +7,7 @@
   ``tables/summary.csv``           per kind, category, sub-category, difficulty and suite: flat
                                    and difficulty-weighted mean score with 95% bootstrap CIs
   ``tables/judge_agreement.csv``   judge self-agreement (alpha, ICC) and judge–human (QWK, MAD)
+  ``tables/repeat_consistency.csv`` with ``--repeat``: each case's scores across repeats
   ``tables/inference_speed.csv``   latency, time to first token, words, words/s, adherence
   ``inference_speed.svg``          latency against output length, with the fitted line
   ``tasks_results.json``           the summary in JSON; ``failures.json`` every unscored case
@@ -54,6 +55,10 @@ class ExportedTasks:
     folder: Path
     summary: TasksSummary
     files: list[Path] = field(default_factory=list)
+
+
+REPEAT_COLUMNS = ("suite", "case_id", "scores", "failed_repeats", "mean", "stdev", "min",
+                  "max", "flip_rate")
 
 
 def _num(value: float | None, digits: int = 4) -> str:
@@ -312,6 +317,7 @@ def _interval_json(i: Interval | None) -> dict[str, Any] | None:
 
 def summary_json(s: TasksSummary, run: RunInfo) -> dict[str, Any]:
     a = s.agreement
+    rc = s.repeat_consistency
     fit = s.speed_fit
     return {
         "run_name": run.name, "run_status": run.status, "candidate": s.candidate,
@@ -321,6 +327,13 @@ def summary_json(s: TasksSummary, run: RunInfo) -> dict[str, Any]:
         "overall_mean": _interval_json(s.overall.mean) if s.overall else None,
         "overall_weighted_mean": _interval_json(s.overall.weighted) if s.overall else None,
         "groups": [summary_row(g) for g in s.groups],
+        "repeat_consistency": None if rc is None else {
+            "repeats": rc.repeats, "alpha": rc.alpha, "icc": rc.icc,
+            "cases": [{"suite": c.suite, "case_id": c.case_name, "scores": list(c.scores),
+                       "failed_repeats": c.failed_repeats, "mean": c.mean, "stdev": c.stdev,
+                       "min": c.low, "max": c.high, "flip_rate": c.flip_rate,
+                       "distribution": {str(k): v for k, v in c.distribution.items()}}
+                      for c in rc.cases]},
         "judge_agreement": None if a is None else {
             "judge_repeats": a.judge_repeats, "answers": a.answers, "alpha": a.alpha,
             "icc": a.icc, "human_cases": a.human_cases, "qwk": a.qwk, "mad": a.mad},
@@ -360,6 +373,14 @@ def export_task_run(store: RunStore, run: RunInfo, results_dir: Path) -> Exporte
                            ([summary.overall] if summary.overall else []) + summary.groups]))
     out.files.append(_csv(tables / "judge_agreement.csv", ("metric", "value"),
                           agreement_rows(summary)))
+    rc = summary.repeat_consistency
+    if rc is not None:
+        out.files.append(_csv(tables / "repeat_consistency.csv", REPEAT_COLUMNS, [
+            {"suite": c.suite, "case_id": c.case_name,
+             "scores": " ".join(f"{x:g}" for x in c.scores),
+             "failed_repeats": c.failed_repeats, "mean": _num(c.mean),
+             "stdev": _num(c.stdev), "min": _num(c.low), "max": _num(c.high),
+             "flip_rate": _num(c.flip_rate)} for c in rc.cases]))
     if summary.speed:
         out.files.append(_csv(tables / "inference_speed.csv", SPEED_COLUMNS, [
             {"suite": r.suite, "case_id": r.case_name, "repeat": r.repeat,

@@ -86,6 +86,21 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
             table.add_row("Judge vs human: mean absolute difference", _opt(a.mad))
             table.add_row("Cases with a human score", str(a.human_cases))
         console.print(table)
+    rc = s.repeat_consistency
+    if rc is not None:
+        console.print(f"Consistency over {rc.repeats} repeats: Krippendorff alpha "
+                      f"{_opt(rc.alpha)}, ICC(2,1) {_opt(rc.icc)}, "
+                      f"{len(rc.unstable)}/{len(rc.cases)} cases changed score")
+        if rc.unstable:
+            table = Table(title="Where the candidate is inconsistent", title_justify="left")
+            for col in ("Case", "Scores", "Mean ± sd", "Flip rate"):
+                table.add_column(col, justify="left" if col in ("Case", "Scores") else "right")
+            for c in rc.unstable[:10]:
+                table.add_row(escape(f"{c.suite}/{c.case_name}"),
+                              " ".join(f"{x:g}" for x in c.scores),
+                              f"{_opt(c.mean, '{:.2f}')} ± {_opt(c.stdev, '{:.2f}')}",
+                              _opt(c.flip_rate, "{:.2f}"))
+            console.print(table)
     if s.speed:
         table = Table(title="Inference speed", title_justify="left")
         for col in ("Case", "Asked words", "Words", "Latency (s)", "TTFT (s)", "Words/s",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from statistics import fmean
+from statistics import fmean, stdev
 
 from eunomia import defaults
 from eunomia.judge import SCORES
@@ -21,6 +21,8 @@ from eunomia.stats import (
     Interval,
     LinearFit,
     bootstrap_mean_ci,
+    distribution,
+    flip_rate,
     icc,
     krippendorff_alpha,
     linear_fit,
@@ -83,6 +85,75 @@ class Agreement:
 
 
 @dataclass(frozen=True, slots=True)
+class RepeatStat:
+    """How one case's score moved across the candidate's ``--repeat`` runs."""
+
+    suite: str
+    case_name: str
+    scores: tuple[float, ...]
+    """Judge score of each scored repeat, in repeat order."""
+    failed_repeats: int
+    mean: float | None
+    stdev: float | None
+    low: float | None
+    high: float | None
+    flip_rate: float | None
+    """Share of consecutive repeats whose (rounded) score changed."""
+    distribution: dict[int, float]
+    """Rounded score → share of the scored repeats."""
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatConsistency:
+    """Agreement of the candidate with itself across ``--repeat`` (cases × repeats)."""
+
+    repeats: int
+    cases: list[RepeatStat]
+    alpha: float | None
+    """Krippendorff's alpha (interval), repeats as coders; missing repeats allowed."""
+    icc: float | None
+    """ICC(2,1) over the cases scored in every repeat."""
+
+    @property
+    def unstable(self) -> list[RepeatStat]:
+        """Cases whose score changed across repeats, most spread first."""
+        return sorted((c for c in self.cases if c.stdev), key=lambda c: -(c.stdev or 0.0))
+
+
+def repeat_consistency(records: Sequence[CaseRecord]) -> RepeatConsistency | None:
+    """None when the run has a single repeat."""
+    repeats = 1 + max((r.repeat for r in records), default=0)
+    if repeats < 2:
+        return None
+    per_case: dict[tuple[str, str], dict[int, float | None]] = defaultdict(dict)
+    for r in records:
+        per_case[(r.suite, r.case_name)][r.repeat] = r.score
+    cases: list[RepeatStat] = []
+    units: list[list[float | None]] = []
+    for (suite, name), by_repeat in sorted(per_case.items()):
+        row = [by_repeat.get(k) for k in range(repeats)]
+        units.append(row)
+        scores = tuple(x for x in row if x is not None)
+        labels = [round(x) for x in scores]
+        cases.append(RepeatStat(
+            suite=suite, case_name=name, scores=scores,
+            failed_repeats=repeats - len(scores),
+            mean=fmean(scores) if scores else None,
+            stdev=stdev(scores) if len(scores) > 1 else None,
+            low=min(scores) if scores else None, high=max(scores) if scores else None,
+            flip_rate=flip_rate(labels),
+            distribution={k: v for k, v in distribution(labels).items() if isinstance(k, int)},
+        ))
+    complete = [[float(x) for x in u if x is not None] for u in units
+                if all(x is not None for x in u)]
+    return RepeatConsistency(
+        repeats=repeats, cases=cases,
+        alpha=krippendorff_alpha(units, "interval"),
+        icc=icc(complete) if len(complete) >= 2 else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class SpeedRow:
     suite: str
     case_name: str
@@ -109,6 +180,8 @@ class TasksSummary:
     overall: GroupStat | None = None
     groups: list[GroupStat] = field(default_factory=list)
     agreement: Agreement | None = None
+    repeat_consistency: RepeatConsistency | None = None
+    """With ``--repeat`` > 1: how the candidate's scores moved across repeats."""
     speed: list[SpeedRow] = field(default_factory=list)
     speed_fit: LinearFit | None = None
     """Latency (s) against output words."""
@@ -237,6 +310,7 @@ def summarize(records: Iterable[CaseRecord], *, candidate: str, judge: str,
         for value in sorted(members):
             out.groups.append(_stat(grouping, value, members[value], weights))
     out.agreement = agreement(usable, judge_repeats)
+    out.repeat_consistency = repeat_consistency(usable)
     results = [r.result for r in usable if r.result is not None]
     ci = sum(a for res in results for a in [res.usage("candidate")[0]])
     co = sum(res.usage("candidate")[1] for res in results)
