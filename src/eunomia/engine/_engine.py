@@ -137,8 +137,9 @@ def _usable(exc: CallError) -> CallError:
     (``retryable=False``); for the engine it is a failed attempt like any other,
     so the scheduler retries and finally reports the case as failed.
     """
-    if not exc.retryable and exc.status is None and "the model's" in exc.reason:
-        again = CallError(f"unusable answer: {exc.reason}", retryable=True)
+    if exc.answer_text is not None:  # set by the providers exactly for unusable answers
+        again = CallError(f"unusable answer: {exc.reason}", retryable=True,
+                          answer_text=exc.answer_text)
         again.attempts = exc.attempts
         return again
     return exc

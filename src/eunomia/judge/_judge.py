@@ -122,8 +122,8 @@ def unusable(exc: CallError) -> UnusableAnswer | None:
     :class:`UnusableAnswer`; None for any other failure."""
     if isinstance(exc, UnusableAnswer):
         return exc
-    if not exc.retryable and exc.status is None and "the model's" in exc.reason:
-        return UnusableAnswer(f"unusable answer: {exc.reason}", exc.answer_text or exc.reason)
+    if exc.answer_text is not None:  # set by the providers exactly for unusable answers
+        return UnusableAnswer(f"unusable answer: {exc.reason}", exc.answer_text)
     return None
 
 

@@ -27,7 +27,8 @@ class CallError(Exception):
         self.retry_after = retry_after
         self.rate_limited = rate_limited
         self.answer_text = answer_text
-        """The full answer of a model whose answer was unusable (kept for the results)."""
+        """Set (only) when a model answered but the answer is unusable (not the JSON asked
+        for); the full text, kept for the results."""
         self.attempts = 1
 
 

@@ -22,6 +22,9 @@ class ExampleServerTarget:
         self._runner: web.AppRunner | None = None
         self._client: AthenaTarget | None = None
         self.url: str | None = None
+        # Builds request bodies before the server exists; keeps the per-scenario exercise
+        # JSON so it is serialised once, not once per case.
+        self._formatter = AthenaTarget(None)
 
     async def open(self) -> None:
         from eunomia.example_server import start_example_server
@@ -45,7 +48,7 @@ class ExampleServerTarget:
         return f"example:{__version__}"
 
     def describe_request(self, scenario: Scenario, case: TestCase) -> bytes:
-        return AthenaTarget(None).request_body(scenario, case)
+        return self._formatter.request_body(scenario, case)
 
     async def feedback(self, scenario: Scenario, case: TestCase) -> TargetResponse:
         if self._client is None:
