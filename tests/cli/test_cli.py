@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.cli import cli_env, run_cli
 from tests.support.scripted_server import (
     RecordedRequest,
     Reply,
@@ -56,18 +57,13 @@ def server(threaded_server: ScriptedServer, scenario: Scenario) -> ScriptedServe
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env.update({"ATHENA_SECRET": SECRET, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"})
-    env.update(extra)
-    return env
+    return cli_env({"ATHENA_SECRET": SECRET, **extra})
 
 
 def eunomia(*args: str | Path, cwd: Path, stdin: Any = subprocess.DEVNULL,
             timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "eunomia", *map(str, args)], cwd=cwd, env=_env(), stdin=stdin,
-        capture_output=True, text=True, timeout=timeout, check=False,
-    )
+    return run_cli(*args, cwd=cwd, env={"ATHENA_SECRET": SECRET}, stdin=stdin,
+                   timeout=timeout)
 
 
 def _summary(folder: Path) -> dict[str, str]:
@@ -354,7 +350,8 @@ def test_run_name_reuse_refused(server: ScriptedServer, tmp_path: Path) -> None:
 
 
 def test_demo_writes_results(tmp_path: Path) -> None:
-    got = eunomia("demo", "--results", tmp_path / "results", "--run-name", "d1", cwd=tmp_path)
+    got = eunomia("demo", "--target", "example", "--results", tmp_path / "results",
+                  "--run-name", "d1", cwd=tmp_path)
     assert got.returncode == 0, got.stdout + got.stderr
     folder = tmp_path / "results" / "d1" / "project_management"
     assert len(_case_files(folder)) == 14

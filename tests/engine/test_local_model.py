@@ -8,10 +8,12 @@ from the answer schema, the parsing and the mapping to SGI ids). Set
 
 from __future__ import annotations
 
+import csv
 import os
 from pathlib import Path
 
 import pytest
+from tests.support.cli import run_cli
 
 from eunomia.errors import EunomiaError
 from eunomia.scenarios import Scenario
@@ -53,3 +55,19 @@ async def test_two_cases_give_valid_sgi_ids(
             assert usage.num_input_tokens > 0 and usage.num_output_tokens > 0
     finally:
         await target.close()
+
+
+def test_demo_command_on_a_local_model(tmp_path: Path) -> None:
+    """The README's first command with the LLM engine on a local model, two cases."""
+    got = run_cli("demo", "--target", f"llm:local:{MODEL}", "--case", "perfect_solution",
+                  "--case", "composition_reversed", "--results", tmp_path / "results",
+                  "--run-name", "demo1", cwd=tmp_path, timeout=900)
+    assert got.returncode == 0, got.stdout + got.stderr
+    folder = tmp_path / "results" / "demo1" / "project_management"
+    assert sorted(p.stem for p in (folder / "test_cases").glob("*.json")) == [
+        "composition_reversed", "perfect_solution"]
+    with (folder / "tables" / "scenario_summary.csv").open(newline="", encoding="utf-8") as fh:
+        summary = dict(list(csv.reader(fh))[1:])
+    assert summary["Total Cases"] == "2"
+    assert summary["Failed Cases"] == "0"
+    assert f"llm:local:{MODEL}" in got.stdout

@@ -13,12 +13,12 @@ import contextlib
 import os
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from tests.faults.test_fault_injection import make_scenario
+from tests.support.cli import run_cli
 from tests.support.scripted_server import RecordedRequest, Reply, ScriptedServer, feedback_reply
 
 from eunomia.errors import EunomiaError
@@ -32,17 +32,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 CASES = 150
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env.update({"NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"})
-    return env
-
-
 def eunomia(*args: str | Path, cwd: Path, timeout: float = 60
             ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "eunomia", *map(str, args)], cwd=cwd,
-                          env=_env(), capture_output=True, text=True, timeout=timeout,
-                          check=False)
+    return run_cli(*args, cwd=cwd, timeout=timeout)
 
 
 def assert_clear_error(got: subprocess.CompletedProcess[str], *fragments: str) -> None:

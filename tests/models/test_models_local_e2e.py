@@ -100,3 +100,50 @@ async def test_calls_are_serialised_and_cancellable() -> None:
     # the cancelled generation stops, so the next call is not stuck behind it
     after = await asyncio.wait_for(provider.chat(request), timeout=baseline.latency_s * 5 + 5)
     assert after.text == baseline.text
+
+
+LONG_SYSTEM = (
+    "You grade short answers of first-year students. Read the question and the student's "
+    "answer, decide whether the answer is correct, partially correct or incorrect, award "
+    "between zero and three points, and list at most two concrete issues with the answer. "
+    "Be strict about facts and lenient about spelling. Reply with JSON only."
+)
+
+
+def with_system(prompt: str, system: str = LONG_SYSTEM) -> ChatRequest:
+    return ChatRequest(
+        messages=(
+            ChatMessage(role="system", content=system),
+            ChatMessage(role="user", content=prompt),
+        ),
+        settings=GenerationSettings(max_tokens=60),
+        json_schema=SCHEMA,
+    )
+
+
+async def test_a_shared_system_prompt_is_evaluated_once_without_changing_answers() -> None:
+    provider = LocalProvider(MODEL)
+    other_system = "Answer in one word. " + LONG_SYSTEM.replace("strict", "generous")
+    first = await provider.chat(with_system(PROMPTS[0], other_system))  # a different prefix
+    fresh = await provider.chat(with_system(PROMPTS[1]))  # evaluates the system part now
+    assert fresh.usage.cached_input_tokens == 0
+    reused = await provider.chat(with_system(PROMPTS[2]))
+    again = await provider.chat(with_system(PROMPTS[1]))
+    # the system part (most of the prompt) came from the previous call's state ...
+    assert 40 < reused.usage.cached_input_tokens < reused.usage.input_tokens
+    assert again.usage.cached_input_tokens == reused.usage.cached_input_tokens
+    # ... and the answers are exactly those of a prompt evaluated from an empty state
+    assert again.text == fresh.text
+    assert again.usage.output_tokens == fresh.usage.output_tokens
+    back = await provider.chat(with_system(PROMPTS[0], other_system))
+    assert back.usage.cached_input_tokens == 0 and back.text == first.text
+
+
+async def test_gemma_keeps_the_system_text_in_the_first_user_turn() -> None:
+    provider = LocalProvider(MODEL)
+    messages = provider._messages(with_system("Question: 1 + 1? Student answer: 2."))
+    assert messages == [
+        {"role": "user", "content": f"{LONG_SYSTEM}\n\nQuestion: 1 + 1? Student answer: 2."}
+    ]
+    only_system = ChatRequest(messages=(ChatMessage(role="system", content="Say hi."),))
+    assert provider._messages(only_system) == [{"role": "user", "content": "Say hi."}]

@@ -10,7 +10,6 @@ itself, stdout and stderr are searched for both secrets.
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -20,6 +19,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from tests.support.cli import run_cli
 from tests.support.scripted_server import (
     RecordedRequest,
     Reply,
@@ -38,16 +38,9 @@ SECRET = f"sk-planted-{uuid.uuid4().hex}"
 OTHER_SECRET = f"sk-other-{uuid.uuid4().hex}"
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env.update({"ATHENA_SECRET": SECRET, "OPENAI_API_KEY": OTHER_SECRET, "NO_COLOR": "1",
-                "PYTHONIOENCODING": "utf-8"})
-    return env
-
-
 def eunomia(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "eunomia", *map(str, args)], cwd=cwd,
-                          env=_env(), capture_output=True, text=True, timeout=120, check=False)
+    return run_cli(*args, cwd=cwd, env={"ATHENA_SECRET": SECRET, "OPENAI_API_KEY": OTHER_SECRET},
+                   timeout=120)
 
 
 def _echoing_answer(request: RecordedRequest) -> Reply:

@@ -218,14 +218,20 @@ def run(
 def demo(
     results: Annotated[Path, typer.Option(help="Folder for results.")] = defaults.RESULTS_DIR,
     run_name: Annotated[str | None, typer.Option(help="Name of this run.")] = None,
+    target: Annotated[str, typer.Option(
+        help="System under test; the default is the built-in LLM feedback engine on the "
+             "embedded local model ('example' runs the rule-based example module instead).",
+    )] = defaults.DEMO_TARGET,
+    case: Annotated[list[str] | None, typer.Option(
+        help="Only cases matching this glob (repeatable).")] = None,
 ) -> None:
     """Run the bundled example scenario end to end (the README's first command)."""
     from eunomia.cli._prompts import default_run_name
 
     execute_run(
-        paths=[examples_folder()], targets=["example"], server_url=None,
+        paths=[examples_folder()], targets=[target], server_url=None,
         run_name=run_name or f"demo_{default_run_name()[4:]}", results=results, store=None,
-        cases=[], max_cases=None, concurrency=defaults.CONCURRENCY,
+        cases=list(case or []), max_cases=None, concurrency=defaults.CONCURRENCY,
         timeout=defaults.REQUEST_TIMEOUT_S, retries=defaults.RETRIES, repeat=1, resume=None,
         retry_failed=False, no_cache=False, secret_env=defaults.ATHENA_SECRET_ENV,
         x_server_url=defaults.ATHENA_X_SERVER_URL, prompt_dir=None, ask=False,

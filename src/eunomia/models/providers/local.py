@@ -5,10 +5,17 @@ names it. Calls to one model run one at a time on the model's own worker thread
 (generation is CPU-bound and llama.cpp contexts are not thread-safe), so the
 event loop never blocks.
 
-Reproducibility: temperature 0 (greedy), a fixed seed, and the model state reset
-before every call. Without the reset, llama-cpp-python reuses the KV cache of the
-previous prompt's common prefix, and the answer to a request then depends on what
-was asked before it in the process.
+Reproducibility: temperature 0 (greedy), a fixed seed, and a model state that
+depends on the request only. llama-cpp-python on its own reuses the KV cache of
+whatever prefix the previous prompt shared with this one, so the answer would
+depend on what was asked before it in the process (the shared part was computed
+in other batches). Here every prompt is evaluated in the same two steps, always:
+its system part on its own from an empty state, then the rest. The state of the
+first step is kept between calls, and a call whose system part is the same as the
+previous call's starts from it instead of evaluating it again — the same numbers
+as evaluating it afresh, because the procedure does not depend on history. A
+grading engine sends the same ~1,000-token system prompt with every submission,
+so this saves most of the prompt evaluation. See :class:`_SystemPrefixCache`.
 
 A cancelled call (e.g. the scheduler's timeout) stops generation at the next
 token instead of keeping the model busy.
@@ -16,14 +23,18 @@ token instead of keeping the model busy.
 JSON schemas become a grammar. llama.cpp's schema-to-grammar conversion ignores
 ``minimum``/``maximum`` on integers and array lengths; answers are parsed
 tolerantly and checked for required keys, and schema authors should prefer
-``enum`` for bounded values.
+``enum`` for bounded values. The grammar admits compact JSON only (no optional
+space after ``:`` and ``,``): every generated token costs a forward pass, and
+those spaces were a fifth of a grading answer's tokens.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
+import json
 import os
 import threading
 import time
@@ -59,6 +70,86 @@ class _Cancelled(Exception):
     """Raised inside the generation loop to stop a call whose caller went away."""
 
 
+_MIN_PREFIX_TOKENS = 32
+"""System parts shorter than this are not worth a separate evaluation step."""
+_EDGE_TOKENS = 2
+"""Tokens at each end of the system text whose tokenisation may depend on neighbours."""
+
+
+class _SystemPrefixCache:
+    """Evaluates every prompt as "system part, then the rest" and keeps the first part.
+
+    Installed as the model's ``generate`` (llama-cpp-python's chat completion
+    formats the messages, tokenises the prompt and calls ``generate`` with the
+    tokens). Before handing the tokens on, it brings the model into the state of
+    exactly the prompt's system part: kept from the previous call when that call
+    had the same one, else evaluated now from an empty state. ``generate`` then
+    finds that state as a cached prefix and evaluates only the rest. A prompt whose
+    system part cannot be located (no system message, a chat format that drops it,
+    or one too short) is evaluated from an empty state in one go — again the same
+    procedure whatever ran before.
+
+    The split point is where the system text ends inside the prompt tokens: the
+    system text's own tokens (minus a couple at each end, whose tokenisation can
+    depend on the neighbouring template text) are searched for in the prompt, so
+    the split depends only on the request.
+    """
+
+    def __init__(self, llama: Any) -> None:
+        self._llama = llama
+        self._generate = llama.generate
+        self.system_text: str | None = None
+        """The system message of the call in progress (set by the provider per call)."""
+        self._prefix: list[int] | None = None
+        """The tokens whose state the model holds (positions 0..len-1), if any."""
+        self.reused_tokens = 0
+        """Prompt tokens the last call did not evaluate again (for tests and benchmarks)."""
+
+    def __call__(self, tokens: Any, *args: Any, **kwargs: Any) -> Any:
+        tokens = list(tokens)
+        self._prepare(tokens)
+        return self._generate(tokens, *args, **kwargs)
+
+    def split_point(self, tokens: list[int]) -> int:
+        """Number of leading prompt tokens that make up the system part (0: none found)."""
+        text = self.system_text
+        if not text:
+            return 0
+        own = self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        needle = own[_EDGE_TOKENS:-_EDGE_TOKENS] if len(own) > 2 * _EDGE_TOKENS else []
+        if len(needle) < _MIN_PREFIX_TOKENS:
+            return 0
+        first = needle[0]
+        width = len(needle)
+        for start, token in enumerate(tokens):
+            if token == first and tokens[start:start + width] == needle:
+                end = start + width
+                return end if end < len(tokens) else 0
+        return 0
+
+    def _prepare(self, tokens: list[int]) -> None:
+        llama = self._llama
+        split = self.split_point(tokens)
+        prefix = tokens[:split]
+        if split and self._prefix == prefix and llama.n_tokens >= split:
+            # Drop whatever followed the system part last time; keep the part itself.
+            llama._ctx.kv_cache_seq_rm(-1, split, -1)
+            llama.n_tokens = split
+            self.reused_tokens = split
+            return
+        llama.reset()
+        self._prefix = None
+        self.reused_tokens = 0
+        if split:
+            llama.eval(prefix)
+            self._prefix = prefix
+
+    def forget(self) -> None:
+        """Empty the model state (after a failed call, whose state is unknown)."""
+        self._llama.reset()
+        self._prefix = None
+
+
 @dataclass(slots=True)
 class _Loaded:
     """A model loaded in this process, with the one thread allowed to use it."""
@@ -67,6 +158,7 @@ class _Loaded:
     executor: ThreadPoolExecutor
     load_s: float
     path: Path
+    prefix_cache: _SystemPrefixCache
 
 
 @dataclass(slots=True)
@@ -84,6 +176,7 @@ class _Raw:
     finish_reason: str | None = None
     prompt_tokens: int | None = None
     sampled: int = 0
+    reused_tokens: int = 0
 
 
 _LOADED: dict[tuple[str, int, int], _Loaded] = {}
@@ -112,6 +205,23 @@ def _without_extra_buffers(llama_cpp: Any) -> Iterator[None]:
         yield
     finally:
         low.llama_model_default_params = original
+
+
+@functools.lru_cache(maxsize=32)
+def _compact_json_gbnf(schema_json: str) -> str:
+    """The GBNF grammar of a JSON schema, without optional whitespace between tokens."""
+    grammar = importlib.import_module("llama_cpp.llama_grammar")
+    gbnf: str = grammar.json_schema_to_gbnf(schema_json)
+    lines = ['space ::= ""' if line.startswith("space ::=") else line
+             for line in gbnf.splitlines()]
+    return "\n".join(lines) + "\n"
+
+
+def json_grammar(schema: dict[str, Any]) -> Any:
+    """A llama-cpp-python grammar for answers matching ``schema`` (compact JSON)."""
+    grammar = importlib.import_module("llama_cpp.llama_grammar")
+    gbnf = _compact_json_gbnf(json.dumps(schema, sort_keys=False))
+    return grammar.LlamaGrammar.from_string(gbnf, verbose=False)
 
 
 def _threads(threads: int | None) -> int:
@@ -160,8 +270,11 @@ def load_model(
             raise EunomiaError(
                 f"cannot load local model {model.name!r} from {path}: {exc}"
             ) from None
+        prefix_cache = _SystemPrefixCache(llama)
+        llama.generate = prefix_cache
         loaded = _Loaded(
             llama=llama,
+            prefix_cache=prefix_cache,
             executor=ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llama-{model.name}"),
             load_s=time.perf_counter() - started,
             path=path,
@@ -249,7 +362,7 @@ class LocalProvider:
             return scores
 
         kwargs: dict[str, Any] = {
-            "messages": [m.model_dump() for m in request.messages],
+            "messages": self._messages(request),
             "temperature": settings.temperature,
             "max_tokens": settings.max_tokens,
             "seed": settings.seed if settings.seed is not None else defaults.MODEL_SEED,
@@ -260,9 +373,12 @@ class LocalProvider:
         if settings.top_p is not None:
             kwargs["top_p"] = settings.top_p
         if request.json_schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
+            kwargs["grammar"] = json_grammar(request.json_schema)
         parts: list[str] = []
-        llama.reset()
+        cache = loaded.prefix_cache
+        cache.system_text = next(
+            (m.content for m in request.messages if m.role == "system"), None
+        )
         try:
             for chunk in llama.create_chat_completion(**kwargs):
                 if state.cancel.is_set():
@@ -273,10 +389,34 @@ class LocalProvider:
                     parts.append(content)
                 if choice.get("finish_reason"):
                     raw.finish_reason = choice["finish_reason"]
+        except BaseException:
+            cache.forget()
+            raise
         finally:
-            llama.reset()
+            cache.system_text = None
+        raw.reused_tokens = cache.reused_tokens
         raw.text = "".join(parts)
         return raw
+
+    def _messages(self, request: ChatRequest) -> list[dict[str, str]]:
+        """The request's messages as llama-cpp-python takes them.
+
+        For a chat format without a system turn, system text is put at the start of
+        the first user message (separated by a blank line) rather than lost.
+        """
+        messages = [m.model_dump() for m in request.messages]
+        if not self.model.system_in_first_user:
+            return messages
+        system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+        rest = [m for m in messages if m["role"] != "system"]
+        if system:
+            for message in rest:
+                if message["role"] == "user":
+                    message["content"] = f"{system}\n\n{message['content']}"
+                    break
+            else:
+                rest.insert(0, {"role": "user", "content": system})
+        return rest
 
     def _result(self, raw: _Raw, request: ChatRequest, state: _CallState) -> ChatResult:
         latency = time.perf_counter() - state.started
@@ -298,7 +438,11 @@ class LocalProvider:
         return ChatResult(
             text=text,
             parsed=parsed,
-            usage=Usage(input_tokens=raw.prompt_tokens or 0, output_tokens=output_tokens),
+            usage=Usage(
+                input_tokens=raw.prompt_tokens or 0,
+                output_tokens=output_tokens,
+                cached_input_tokens=raw.reused_tokens,
+            ),
             latency_s=latency,
             time_to_first_token_s=ttft,
             model=self.model.name,
