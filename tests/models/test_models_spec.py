@@ -257,3 +257,17 @@ def test_local_threads_default_and_override(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("EUNOMIA_LOCAL_THREADS", "many")
     with pytest.raises(EunomiaError, match="EUNOMIA_LOCAL_THREADS"):
         _ = LocalProvider("gemma3-270m").threads_used
+
+
+def test_local_models_are_free_unless_priced(config: ModelsConfig) -> None:
+    table = ModelsConfig().price_table()
+    for name in ("qwen2.5-coder-0.5b", "local:qwen2.5-coder-1.5b", "gemma3-270m"):
+        line = table.cost_line(TokenCount(name, 5_000, 700))
+        assert line.known and line.total == 0.0
+    assert table.lookup("gpt-4o-mini") is None  # hosted models are not guessed
+    priced = ModelsConfig.model_validate(
+        {"models": {"local:gemma3-270m": {"price": {"input_cost_per_million": 1.0,
+                                                     "output_cost_per_million": 2.0}}}}
+    ).price_table()
+    line = priced.cost_line(TokenCount("gemma3-270m", 1_000_000, 1_000_000))
+    assert line.total == pytest.approx(3.0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -471,3 +472,31 @@ async def test_run_name_reuse_refused(scripted_server: ScriptedServer, tmp_path:
     assert report.folder == results / "r2"
     assert _json(report.folder / "project_management" / "scenario_results.json")[
         "total_cases"] == 2
+
+
+def test_one_price_table_models_yml_then_llm_cost_yml(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scenario prices: free local models < models.yml < the scenario's llm_cost.yml."""
+    folder = tmp_path / "scenarios"
+    shutil.copytree(EXAMPLES / "project_management", folder / "project_management")
+    (folder / "llm_cost.yml").write_text(
+        "llm_costs:\n  gpt-4o-mini: {input_cost_per_million: 9, output_cost_per_million: 9}\n",
+        encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "models.yml").write_text(
+        "models:\n"
+        "  openai:gpt-4o-mini:\n"
+        "    price: {input_cost_per_million: 1, output_cost_per_million: 1}\n"
+        "  openai:gpt-4.1:\n"
+        "    price: {input_cost_per_million: 2, output_cost_per_million: 8}\n",
+        encoding="utf-8")
+    monkeypatch.chdir(work)
+    sources, problems = discover([folder])
+    assert not problems
+    (item,), _ = load_all(sources)
+    prices = item.prices
+    assert prices.lookup("gpt-4o-mini").input_cost_per_million == 9  # type: ignore[union-attr]
+    assert prices.lookup("gpt-4.1").output_cost_per_million == 8  # type: ignore[union-attr]
+    assert prices.lookup("qwen2.5-coder-0.5b").input_cost_per_million == 0  # type: ignore[union-attr]

@@ -125,7 +125,14 @@ class ModelsConfig(BaseModel):
         return next((k for k in BUILTIN_PROVIDERS if k == name), None)
 
     def price_table(self) -> PriceTable:
-        """The prices given here, by alias, spec and bare model id, for :mod:`eunomia.pricing`."""
+        """The prices given here, by alias, spec and bare model id, for :mod:`eunomia.pricing`.
+
+        The embedded local models run in this process and cost nothing: they are priced
+        at zero unless an entry here prices them (e.g. to account for hardware).
+        """
+        from eunomia.models._weights import LOCAL_MODELS
+
+        free = ModelPrice(input_cost_per_million=0.0, output_cost_per_million=0.0)
         prices: dict[str, ModelPrice] = {}
         for key, entry in self.models.items():
             if entry.price is None:
@@ -136,7 +143,8 @@ class ModelsConfig(BaseModel):
             if ":" in spec:
                 # also the bare model id, which is what ChatResult.model carries
                 prices.setdefault(spec.split(":", 1)[1], entry.price)
-        return PriceTable(prices)
+        local = {n: free for m in LOCAL_MODELS for n in (m, f"local:{m}")}
+        return PriceTable({**local, **prices})
 
 
 def _check(config: ModelsConfig, diag: Any) -> list[Diagnostic]:

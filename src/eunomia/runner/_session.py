@@ -27,6 +27,7 @@ from eunomia.executors import (
     target_work,
 )
 from eunomia.exports import ExportedScenario, ScenarioExport, export_run, write_run_file
+from eunomia.models import load_config
 from eunomia.pricing import PriceTable, load_price_file
 from eunomia.records import CaseOutcome, CaseStatus
 from eunomia.report import (
@@ -111,21 +112,24 @@ def load_all(
     problems: list[Diagnostic] = []
     blocked: list[Diagnostic] = []
     price_cache: dict[Path, tuple[PriceTable, list[Diagnostic]]] = {}
+    base_prices = load_config().price_table()  # models.yml and the free local models
     for source in sources:
         scenario, diags = load_scenario(source.folder)
         problems += diags
         if scenario is None:
             blocked += [d for d in diags if d.severity is Severity.ERROR]
             continue
-        prices = PriceTable()
+        prices = base_prices
         if source.price_file is None:
             problems.append(Diagnostic(Severity.WARNING, source.folder,
-                                       "no llm_cost.yml beside the scenario; costs unknown"))
+                                       "no llm_cost.yml beside the scenario; costs are unknown "
+                                       "unless models.yml prices the models"))
         else:
             if source.price_file not in price_cache:
                 price_cache[source.price_file] = load_price_file(source.price_file)
                 problems += price_cache[source.price_file][1]
-            prices = price_cache[source.price_file][0]
+            # the scenario's own prices are the most specific: they win
+            prices = base_prices.merged(price_cache[source.price_file][0])
         loaded.append(LoadedScenario(scenario, prices))
     if blocked:
         raise EunomiaError("cannot run: the scenarios have errors", blocked)
