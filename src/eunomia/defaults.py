@@ -115,6 +115,14 @@ STORE_FILE: Final = "eunomia.db"
 """The run store, inside the results folder unless ``--store`` says otherwise."""
 STORE_BUSY_TIMEOUT_S: Final = 5.0
 """How long to wait for a database locked by another process before failing clearly."""
+STORE_GROUP_MAX_CASES: Final = 500
+"""During a run, finished cases are committed together at the end of the event loop's
+current turn (one transaction for all the cases that finished in it); a group is committed
+at once when it reaches this many cases."""
+STORE_SMALL_BLOB_BYTES: Final = 2048
+"""Blobs below this size are compressed with a small zlib state (cheaper to set up)."""
+CACHE_LOOKUP_CHUNK: Final = 256
+"""A scenario run looks its cases up in the response cache this many at a time (one query)."""
 
 # --- judged task suites (eunomia eval, eunomia.tasks, eunomia.judge) -------------------
 JUDGE_SPEC: Final = "local"
@@ -142,6 +150,9 @@ SPEED_TOKENS_PER_WORD: Final = 2.0
 MODEL_MAX_TOKENS), so a long answer is not cut short."""
 TASK_SUITE_EXTENSIONS: Final = (".yaml", ".yml")
 """Files of a folder given to ``eunomia eval`` that are read as task suites."""
+TASK_SNAPSHOT_CHUNK_CASES: Final = 500
+"""Cases per stored chunk of a suite snapshot in the run store (one blob each): a run, and
+an export from the store, hold one chunk of the suite at a time, never the whole suite."""
 
 # --- HTML report and viewer (eunomia report, eunomia view) ----------------------------
 REPORT_FILE: Final = "report.html"

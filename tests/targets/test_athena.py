@@ -233,6 +233,26 @@ async def test_meta_null_or_missing_and_alias_grading_instruction_id(
     assert second.usage == [] and second.feedback[0].structured_grading_instruction_id == 6
 
 
+@pytest.mark.parametrize(("body", "meta"), [
+    (b'{"data": [], "meta": {"x": NaN}}', "nan"),  # the json module reads NaN
+    (b'{"data": [], "meta": {"x": 123456789012345678901234567890}}',
+     123456789012345678901234567890),  # beyond 64 bits
+    (b'{"data": [], "meta": {"x": "caf\xe9"}}', "caf\ufffd"),  # not UTF-8: replaced
+])
+async def test_answers_orjson_refuses_are_read_as_the_json_module_reads_them(
+    scripted_server: ScriptedServer, scenario: Scenario, body: bytes, meta: Any
+) -> None:
+    scripted_server.default = Reply(200, text=body)
+    target = AthenaTarget(scripted_server.url)
+    try:
+        got = await target.feedback(scenario, _case(scenario, "perfect_solution"))
+    finally:
+        await target.close()
+    assert got.feedback == [] and got.usage == []
+    x = got.raw["meta"]["x"]
+    assert (str(x) if isinstance(x, float) else x) == meta
+
+
 # --- failures ----------------------------------------------------------------------------
 
 

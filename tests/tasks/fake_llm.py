@@ -4,7 +4,8 @@ talks to it.
 
 Requests whose ``model`` is :attr:`FakeLLM.judge_model` are judge calls; the others are
 candidate calls. Rules map a substring of the last user message to a queue of replies (the
-last reply of a queue repeats); the first matching rule answers. Streaming requests are
+last reply of a queue repeats); the first matching rule answers; otherwise a candidate
+model named in :attr:`FakeLLM.model_answers` gives its own answer. Streaming requests are
 answered as server-sent events, word by word. Every request body is recorded and counted.
 """
 
@@ -31,6 +32,8 @@ class FakeLLM(LocalApp):
     candidate_rules: list[tuple[str, list[str]]] = field(default_factory=list)
     judge_rules: list[tuple[str, list[str]]] = field(default_factory=list)
     default_answer: str = "A helpful answer about the product, in a few plain words."
+    model_answers: dict[str, str] = field(default_factory=dict)
+    """Candidate model -> its answer to every question no rule matches (matrix runs)."""
     default_verdict: str = DEFAULT_VERDICT
     stream_delay_s: float = 0.0
     requests: list[dict[str, Any]] = field(default_factory=list)
@@ -58,7 +61,7 @@ class FakeLLM(LocalApp):
     def total(self) -> int:
         return sum(self.counts.values())
 
-    def _reply(self, role: str, text: str) -> str:
+    def _reply(self, role: str, text: str, model: str = "") -> str:
         rules = self.judge_rules if role == "judge" else self.candidate_rules
         for needle, replies in rules:
             if needle in text:
@@ -67,6 +70,8 @@ class FakeLLM(LocalApp):
                 return replies[min(n, len(replies) - 1)]
         if role == "judge":
             return self.default_verdict
+        if model in self.model_answers:
+            return self.model_answers[model]
         asked = re.search(r"Answer in about (\d+) words", text)
         if asked:  # a speed case: answer with the asked length
             return " ".join(["word"] * int(asked.group(1)))
@@ -80,7 +85,7 @@ class FakeLLM(LocalApp):
         role = "judge" if model == self.judge_model else "candidate"
         last_user = next(m["content"] for m in reversed(body["messages"])
                          if m["role"] == "user")
-        text = self._reply(role, last_user)
+        text = self._reply(role, last_user, model)
         usage = {"prompt_tokens": 100 + len(last_user) // 4,
                  "completion_tokens": max(1, len(text.split())), "total_tokens": 0}
         if body.get("stream"):

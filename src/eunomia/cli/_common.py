@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import math
+from typing import TypeVar
 
+import typer
 from rich.console import Console
 from rich.markup import escape
 
 from eunomia.errors import Diagnostic, EunomiaError, Severity
 
 _PIPE_WIDTH = 160
+T = TypeVar("T")
 
 
 def console() -> Console:
@@ -32,3 +35,17 @@ def check_positive(name: str, value: float | None, allow_zero: bool = False) -> 
     if math.isnan(value) or value < 0 or (value == 0 and not allow_zero):
         raise EunomiaError(f"{name} must be {'non-negative' if allow_zero else 'positive'}, "
                            f"got {value:g}")
+
+
+def given(ctx: typer.Context, name: str) -> bool:
+    """Whether option ``name`` (its parameter name) was given on the command line (or by its
+    environment variable), rather than left at its default: given options override a
+    matrix file's."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
+
+
+def from_matrix(ctx: typer.Context, name: str, value: T, in_file: T | None) -> T:
+    """The value of option ``name``: the command line's when given there, else the matrix
+    file's when it sets one, else the option's default."""
+    return value if in_file is None or given(ctx, name) else in_file

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from eunomia import defaults
-from eunomia.cli._common import check_positive, console, print_diagnostics
+from eunomia.cli._common import check_positive, console, from_matrix, print_diagnostics
 from eunomia.errors import EunomiaError, Severity
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -38,11 +38,17 @@ def parse_weights(text: str | None) -> dict[str, float]:
 
 
 def eval_command(
+    ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Argument(
         help="Task suite YAML files, or folders of them.", show_default=False)] = None,
-    model: Annotated[str | None, typer.Option(
-        help="Candidate model spec, e.g. local:qwen2.5-coder-0.5b, openai:gpt-4o-mini.",
-        show_default=False)] = None,
+    model: Annotated[list[str] | None, typer.Option(
+        "--model", help="Candidate model spec, e.g. local:qwen2.5-coder-0.5b, "
+                        "openai:gpt-4o-mini. Repeat it to compare several models in one run "
+                        "(a leaderboard at the end).", show_default=False)] = None,
+    matrix: Annotated[Path | None, typer.Option(
+        help="Matrix file (YAML): suites, models and run options. Suites and --model given "
+             "here are added to the file's; any other option given here replaces the "
+             "file's value.", show_default=False)] = None,
     judge: Annotated[str, typer.Option(
         help="Judge model spec (default: the embedded local model); 'none' makes no judge "
              "call and scores each case by its deterministic checks only "
@@ -89,9 +95,10 @@ def eval_command(
         help="Address of the Ray cluster for --executor ray (default: start a local one, "
              "or RAY_ADDRESS).")] = None,
 ) -> None:
-    """Evaluate a candidate model on YAML task suites, scored 0-5 by a judge model."""
+    """Evaluate candidate models on YAML task suites, scored 0-5 by a judge model."""
     from eunomia.cli._prompts import default_run_name
     from eunomia.judge import Rubric
+    from eunomia.matrix import MatrixModel, load_task_matrix
     from eunomia.models import load_config, resolve_spec
     from eunomia.runner import RunOptions
     from eunomia.scheduler import RetryPolicy
@@ -100,15 +107,35 @@ def eval_command(
     from eunomia.tasks._runner import NO_JUDGE, TaskSelection, run_tasks
 
     out = console()
+    store_path = store or results / defaults.STORE_FILE
+    paths = list(paths or [])
+    entries = [MatrixModel(spec=m) for m in model or []]
+    patterns = list(case or [])
+    weight_map = parse_weights(weights)
+    config = load_config()
+    if matrix is not None:
+        if resume is not None:
+            raise EunomiaError("--matrix cannot be combined with --resume: a resumed run "
+                               "keeps the models, suites and settings it was started with")
+        m = load_task_matrix(matrix, config)
+        paths, entries = [*m.suite_paths(), *paths], [*m.models, *entries]
+        judge = from_matrix(ctx, "judge", judge, m.judge)
+        judge_repeats = from_matrix(ctx, "judge_repeats", judge_repeats, m.judge_repeats)
+        repeat = from_matrix(ctx, "repeat", repeat, m.repeat)
+        if m.weights is not None and weights is None:
+            weight_map.update({str(k): v for k, v in m.weights.items()})
+        rubric = from_matrix(ctx, "rubric", rubric, m.rubric_path())
+        run_name = from_matrix(ctx, "run_name", run_name, m.run_name)
+        patterns = from_matrix(ctx, "case", patterns, m.cases)
+        max_cases = from_matrix(ctx, "max_cases", max_cases, m.max_cases)
+        concurrency = from_matrix(ctx, "concurrency", concurrency, m.concurrency)
+        timeout = from_matrix(ctx, "timeout", timeout, m.timeout)
+        retries = from_matrix(ctx, "retries", retries, m.retries)
     for name, value in (("--concurrency", concurrency), ("--timeout", timeout),
                         ("--max-cases", max_cases), ("--repeat", repeat),
                         ("--judge-repeats", judge_repeats)):
         check_positive(name, value)
     check_positive("--retries", retries, allow_zero=True)
-    store_path = store or results / defaults.STORE_FILE
-    paths = list(paths or [])
-    patterns = list(case or [])
-    weight_map = parse_weights(weights)
     if resume is not None:
         if not store_path.is_file():
             raise EunomiaError(f"no run store at {store_path}; give --results or --store")
@@ -122,7 +149,8 @@ def eval_command(
                                "'eunomia run --resume'")
         st = info.settings
         run_name, paths = resume, [Path(p) for p in st.get("paths", [])]
-        model = info.targets[0]
+        entries = [MatrixModel.model_validate(e) for e in st["models"]] if st.get("models") \
+            else [MatrixModel(spec=t) for t in info.targets]  # runs stored before matrix runs
         judge = str(st.get("judge", judge))
         judge_repeats = int(st.get("judge_repeats", judge_repeats))
         repeat = int(st.get("repeats", repeat))
@@ -138,9 +166,9 @@ def eval_command(
     from eunomia.executors import make_executor
 
     calls_on = make_executor(executor or "local", ray_address=ray_address)  # fails fast
-    if model is None:
+    if not entries:
         raise EunomiaError("give the candidate model: --model SPEC (e.g. local, "
-                           "openai:gpt-4o-mini)")
+                           "openai:gpt-4o-mini), repeated to compare several, or --matrix FILE")
     suites, problems = load_suites(paths)
     print_diagnostics(out, problems)
     load_errors = sum(d.severity is Severity.ERROR for d in problems)
@@ -154,17 +182,19 @@ def eval_command(
     selection = TaskSelection(tuple(patterns), max_cases)
     if patterns and not any(selection.apply(s) or selection.invalid(s) for s in suites):
         raise EunomiaError(f"no test case matches {', '.join(patterns)}")
-    config = load_config()
-    candidate_spec = resolve_spec(model, config)
+    candidates = [e.resolve(config) for e in entries]
     judge_spec = None if judge.strip().lower() == NO_JUDGE else resolve_spec(judge, config)
     rubric_obj = Rubric.load(rubric) if rubric is not None else None
     settings = {"paths": [str(p) for p in paths],
                 "rubric_option": str(rubric) if rubric is not None else None,
+                "models": [e.to_json() for e in entries],
+                **({"matrix": str(matrix)} if matrix is not None else {}),
                 **calls_on.settings()}
     options = RunOptions(concurrency, RetryPolicy(retries=retries, timeout_s=timeout))
     try:
         report = asyncio.run(run_tasks(
-            suites, candidate=candidate_spec, judge=judge_spec, run_name=run_name,
+            suites, candidate=[spec for _, spec in candidates],
+            names=[name for name, _ in candidates], judge=judge_spec, run_name=run_name,
             results_dir=results, options=options, judge_repeats=judge_repeats, repeats=repeat,
             weights=weight_map, rubric=rubric_obj, selection=selection, console=out,
             store_path=store_path, resume=resume is not None, retry_failed=retry_failed,

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from eunomia import defaults
-from eunomia.cli._common import check_positive, console, print_diagnostics
+from eunomia.cli._common import check_positive, console, from_matrix, print_diagnostics
 from eunomia.errors import EunomiaError, has_errors
 from eunomia.executors import TargetRecipe, make_executor
 from eunomia.runner import CaseSelection, RunOptions, load_all, run_scenarios
@@ -153,12 +153,17 @@ def execute_run(
 
 
 def run(
+    ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Argument(
         help="Scenario folders, or folders of scenarios (with llm_cost.yml beside them).",
         show_default=False)] = None,
     target: Annotated[list[str] | None, typer.Option(
         "--target", help=f"System under test: {target_kinds()}. Repeat it to compare "
                          "several targets in one run.", show_default="athena")] = None,
+    matrix: Annotated[Path | None, typer.Option(
+        help="Matrix file (YAML): scenarios, targets and run options. Scenarios and "
+             "--target given here are added to the file's; any other option given here "
+             "replaces the file's value.", show_default=False)] = None,
     server_url: Annotated[str | None, typer.Option(
         help="Feedback URL for every scenario (default: each manifest's server_url).")] = None,
     run_name: Annotated[str | None, typer.Option(
@@ -205,9 +210,25 @@ def run(
     """Evaluate scenarios against feedback systems."""
     from eunomia.cli._prompts import interactive
 
+    paths, target, cases = list(paths or []), list(target or []), list(case or [])
+    if matrix is not None:
+        from eunomia.matrix import load_scenario_matrix
+
+        if resume is not None:
+            raise EunomiaError("--matrix cannot be combined with --resume: a resumed run "
+                               "keeps the targets, scenarios and settings it was started with")
+        m = load_scenario_matrix(matrix)
+        paths, target = [*m.scenario_paths(), *paths], [*m.targets, *target]
+        run_name = from_matrix(ctx, "run_name", run_name, m.run_name)
+        cases = from_matrix(ctx, "case", cases, m.cases)
+        max_cases = from_matrix(ctx, "max_cases", max_cases, m.max_cases)
+        repeat = from_matrix(ctx, "repeat", repeat, m.repeat)
+        concurrency = from_matrix(ctx, "concurrency", concurrency, m.concurrency)
+        timeout = from_matrix(ctx, "timeout", timeout, m.timeout)
+        retries = from_matrix(ctx, "retries", retries, m.retries)
     execute_run(
-        paths=list(paths or []), targets=list(target or []), server_url=server_url,
-        run_name=run_name, results=results, store=store, cases=list(case or []),
+        paths=paths, targets=target, server_url=server_url,
+        run_name=run_name, results=results, store=store, cases=cases,
         max_cases=max_cases, concurrency=concurrency, timeout=timeout, retries=retries,
         repeat=repeat, resume=resume, retry_failed=retry_failed, no_cache=no_cache,
         secret_env=secret_env, x_server_url=x_server_url, prompt_dir=prompt_dir,

@@ -1,7 +1,14 @@
-"""The leaderboard of a matrix run: several targets on the same scenarios."""
+"""The leaderboard of a matrix run: several targets (or candidate models) on the same suites.
+
+One ranking for both kinds of evaluation: :func:`rank` takes one :class:`LeaderboardRow`
+per target, marks the cost/quality Pareto front and sorts by score. Rows come from
+scenario summaries (:func:`scenario_row`, here) or from a task run's summaries
+(``eunomia.tasks.task_row``); :class:`Columns` says what the score and consistency mean.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,73 +27,103 @@ class LeaderboardRow:
     failed: int
     score: Interval | None
     detection_rate: float | None
+    """Scenarios only: share of cases whose instructions were all detected."""
     total_cost: float | None
+    """What the target cost (for a task run: the candidate's calls, not the judge's)."""
     mean_latency_s: float | None
-    fleiss_kappa: float | None
+    consistency: float | None
+    """Agreement across repeats (Fleiss' kappa for scenarios, Krippendorff's alpha for
+    judged tasks); None with a single repeat."""
     pareto: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """What the leaderboard's score and consistency columns mean, and how to print them."""
+
+    target: str
+    score: str
+    score_digits: int
+    cost: str
+    consistency: str
+    detection: bool
+
+
+SCENARIO_COLUMNS = Columns("Target", "Score % (95% CI)", 1, "Cost", "Fleiss κ",
+                           detection=True)
+TASK_COLUMNS = Columns("Model", "Judge score 0-5 (95% CI)", 2, "Candidate cost",
+                       "Krippendorff α", detection=False)
+
+
+def rank(rows: Sequence[LeaderboardRow]) -> list[LeaderboardRow]:
+    """Mark the Pareto front and sort, best score first (ties keep the given order).
+
+    A target is on the front when no other target is both cheaper (or equal) and better
+    (or equal) with at least one strict. Targets with unknown cost are compared at cost 0
+    only when every target's cost is unknown; otherwise they are left off the front.
+    """
+    costs_known = all(r.total_cost is not None for r in rows)
+    candidates = [(i, r) for i, r in enumerate(rows) if r.score is not None
+                  and (r.total_cost is not None or not costs_known)]
+    front: set[int] = set()
+    if candidates:
+        points = [((r.total_cost or 0.0) if costs_known else 0.0, r.score.estimate)
+                  for _, r in candidates if r.score is not None]
+        front = {candidates[k][0] for k in pareto_front(points)}
+    marked = [dataclasses.replace(r, pareto=i in front) for i, r in enumerate(rows)]
+    marked.sort(key=lambda r: -(r.score.estimate if r.score else -1.0))
+    return marked
+
+
+def scenario_row(target: str, summaries: Sequence[ScenarioSummary],
+                 kappas: Sequence[float | None] = ()) -> LeaderboardRow:
+    """One target over all its scenarios: the score % with a bootstrap interval over cases;
+    ``kappas``: each scenario's Fleiss' kappa across repeats (their mean is shown)."""
+    scores = [v for s in summaries for v in s.score_values]
+    total = sum(s.total for s in summaries)
+    scored = sum(s.scored for s in summaries)
+    known = [s.total_cost for s in summaries if s.total_cost is not None]
+    timed = sum(s.request_timed for s in summaries)
+    known_kappas = [k for k in kappas if k is not None]
+    return LeaderboardRow(
+        target=target,
+        cases=total,
+        failed=total - scored,
+        score=bootstrap_mean_ci(scores),
+        detection_rate=(sum(s.detected for s in summaries) / total) if total else None,
+        total_cost=sum(known) if known else None,
+        mean_latency_s=(sum(s.request_time_sum for s in summaries) / timed
+                        if timed else None),
+        consistency=sum(known_kappas) / len(known_kappas) if known_kappas else None,
+    )
 
 
 def leaderboard(
     per_target: Sequence[tuple[str, Sequence[ScenarioSummary], Sequence[ConsistencySummary]]],
 ) -> list[LeaderboardRow]:
-    """One row per target over all its scenarios, best mean score first.
-
-    A target is on the Pareto front when no other target is both cheaper (or equal)
-    and better (or equal) with at least one strict. Targets with unknown cost are
-    compared at cost 0 only when every target's cost is unknown.
-    """
-    rows: list[LeaderboardRow] = []
-    for target, summaries, consistencies in per_target:
-        scores = [v for s in summaries for v in s.score_values]
-        total = sum(s.total for s in summaries)
-        scored = sum(s.scored for s in summaries)
-        known = [s.total_cost for s in summaries if s.total_cost is not None]
-        timed = sum(s.request_timed for s in summaries)
-        kappas = [k for c in consistencies if (k := c.fleiss_kappa) is not None]
-        rows.append(LeaderboardRow(
-            target=target,
-            cases=total,
-            failed=total - scored,
-            score=bootstrap_mean_ci(scores),
-            detection_rate=(sum(s.detected for s in summaries) / total) if total else None,
-            total_cost=sum(known) if known else None,
-            mean_latency_s=(sum(s.request_time_sum for s in summaries) / timed
-                            if timed else None),
-            fleiss_kappa=sum(kappas) / len(kappas) if kappas else None,
-        ))
-    costs_known = all(r.total_cost is not None for r in rows)
-    candidates = [(i, r) for i, r in enumerate(rows) if r.score is not None
-                  and (r.total_cost is not None or not costs_known)]
-    front = set()
-    if candidates:
-        points = [((r.total_cost or 0.0) if costs_known else 0.0, r.score.estimate)
-                  for _, r in candidates if r.score is not None]
-        front = {candidates[k][0] for k in pareto_front(points)}
-    rows = [
-        LeaderboardRow(r.target, r.cases, r.failed, r.score, r.detection_rate, r.total_cost,
-                       r.mean_latency_s, r.fleiss_kappa, i in front)
-        for i, r in enumerate(rows)
-    ]
-    rows.sort(key=lambda r: -(r.score.estimate if r.score else -1.0))
-    return rows
+    """The ranked leaderboard of a scenario run: one row per target over its scenarios."""
+    return rank([scenario_row(t, s, [c.fleiss_kappa for c in cs]) for t, s, cs in per_target])
 
 
-def print_leaderboard(console: Console, rows: Sequence[LeaderboardRow]) -> None:
+def print_leaderboard(console: Console, rows: Sequence[LeaderboardRow],
+                      columns: Columns = SCENARIO_COLUMNS) -> None:
     table = Table(title="Leaderboard (★ = on the cost/quality Pareto front)",
                   title_justify="left")
-    for name, justify in (("", "left"), ("Target", "left"), ("Score % (95% CI)", "right"),
-                          ("Detected", "right"), ("Failed", "right"), ("Cost", "right"),
-                          ("Mean latency", "right"), ("Fleiss κ", "right")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    names = ["", columns.target, columns.score, *(["Detected"] if columns.detection else []),
+             "Failed", columns.cost, "Mean latency", columns.consistency]
+    for i, name in enumerate(names):
+        table.add_column(name, justify="left" if i < 2 else "right")
+    d = columns.score_digits
     for r in rows:
         score = "-" if r.score is None else (
-            f"{r.score.estimate:.1f} [{r.score.low:.1f}, {r.score.high:.1f}]")
+            f"{r.score.estimate:.{d}f} [{r.score.low:.{d}f}, {r.score.high:.{d}f}]")
+        detected = ["-" if r.detection_rate is None else f"{100 * r.detection_rate:.1f}%"]
         table.add_row(
             "★" if r.pareto else "", escape(r.target), score,
-            "-" if r.detection_rate is None else f"{100 * r.detection_rate:.1f}%",
+            *(detected if columns.detection else []),
             f"{r.failed}/{r.cases}",
             "unknown" if r.total_cost is None else f"{r.total_cost:.4f}",
             "-" if r.mean_latency_s is None else f"{r.mean_latency_s:.2f} s",
-            "-" if r.fleiss_kappa is None else f"{r.fleiss_kappa:.3f}",
+            "-" if r.consistency is None else f"{r.consistency:.3f}",
         )
     console.print(table)

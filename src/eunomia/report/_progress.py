@@ -51,6 +51,8 @@ class CaseProgress:
         self._progress.stop()
 
     def advance(self, failed: bool) -> None:
+        if not self._enabled:  # not a terminal: nothing is drawn, nothing to count
+            return
         if failed:
             self._failed += 1
             self._progress.update(self._task, advance=1, failed=self._failed)

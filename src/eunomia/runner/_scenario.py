@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import traceback
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+
+import orjson
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
@@ -50,6 +53,50 @@ def cache_key(identity: str, request_hash: str, repeat: int) -> str:
     return hashlib.sha256(f"{identity}\x00{request_hash}\x00{repeat}".encode()).hexdigest()
 
 
+@dataclass(slots=True)
+class _Looked:
+    """A job with its request described, hashed and looked up in the response cache."""
+
+    job: CaseJob
+    request: bytes | None = None
+    request_hash: str | None = None
+    key: str | None = None
+    hit: tuple[str, float | None, bytes | None] | None = None
+    """The cache entry: response blob hash, latency, the blob (None: read it on use)."""
+    error: Exception | None = None
+    """Describing the request failed: raised in the job, as if it had failed there."""
+
+
+def _looked_up(jobs: Iterable[CaseJob], scenario: Scenario, target: FeedbackTarget,
+               store: RunStore | None, use_cache: bool) -> Iterator[_Looked]:
+    """The jobs in order, their cache entries read in bulk a chunk at a time (one query per
+    chunk instead of two per case). Chunks start small, so the first requests go out at
+    once, and grow to :data:`defaults.CACHE_LOOKUP_CHUNK`."""
+    source = iter(jobs)
+    if store is None:
+        yield from (_Looked(cj) for cj in source)
+        return
+    identity = target.cache_identity
+    size = 8
+    while chunk := list(itertools.islice(source, size)):
+        size = min(2 * size, defaults.CACHE_LOOKUP_CHUNK)
+        looked: list[_Looked] = []
+        for cj in chunk:
+            try:
+                request = target.describe_request(scenario, cj.case)
+            except Exception as exc:  # raised again by the job itself
+                looked.append(_Looked(cj, error=exc))
+                continue
+            digest = blob_hash(request)
+            looked.append(_Looked(cj, request, digest, cache_key(identity, digest, cj.repeat)))
+        if use_cache:
+            hits = store.cached_answers([item.key for item in looked if item.key is not None])
+            for item in looked:
+                if item.key is not None:
+                    item.hit = hits.get(item.key)
+        yield from looked
+
+
 async def run_scenario(
     scenario: Scenario,
     jobs: Iterable[CaseJob],
@@ -72,22 +119,23 @@ async def run_scenario(
     """
     limiter = limiter or AdaptiveLimiter(options.concurrency)
 
-    async def job(cj: CaseJob) -> CaseOutcome:
+    async def job(looked: _Looked) -> CaseOutcome:
+        cj = looked.job
         case = cj.case
-        request_hash: str | None = None
-        key: str | None = None
+        request_hash = looked.request_hash
+        key = looked.key
         # Nothing is written here: the blobs and the cache entry travel with the outcome
         # and are stored with the case, in one transaction, by whoever records it.
         writes: list[tuple[str, bytes]] = []
         try:
-            if store is not None:
-                request = target.describe_request(scenario, case)
-                request_hash = blob_hash(request)
-                writes.append((request_hash, request))
-                key = cache_key(target.cache_identity, request_hash, cj.repeat)
-                hit = store.cache_get(key) if use_cache else None
-                if hit is not None:
-                    response = TargetResponse.from_json(store.get_json(hit[0]))
+            if looked.error is not None:
+                raise looked.error
+            if looked.request is not None and request_hash is not None:
+                writes.append((request_hash, looked.request))
+                hit = looked.hit
+                if hit is not None and store is not None:
+                    data = hit[2] if hit[2] is not None else store.get_blob(hit[0])
+                    response = TargetResponse.from_json(orjson.loads(data))
                     outcome = build_outcome(
                         scenario, case.name, response, prices, case=case, attempts=0,
                         latency_s=hit[1], repeat=cj.repeat, target=target.name, cached=True,
@@ -131,6 +179,9 @@ async def run_scenario(
                 attempts=1, repeat=cj.repeat, target=target.name, request_hash=request_hash,
             )
 
-    async for outcome in stream_results(jobs, job, options.concurrency):
+    # The outcomes recorded since the consumer last waited are committed together.
+    async for outcome in stream_results(_looked_up(jobs, scenario, target, store, use_cache),
+                                        job, options.concurrency,
+                                        on_idle=store.flush if store is not None else None):
         on_outcome(outcome)
 

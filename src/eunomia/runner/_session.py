@@ -220,10 +220,12 @@ async def run_scenarios(
             raise
         status = "interrupted"
         try:
-            for tgt in targets:
-                await _run_target(store, run, tgt, loaded, selection, repeats, done, options,
-                                  use_cache, console, report, executor or LocalExecutor(),
-                                  (recipes or {}).get(tgt.name), live)
+            with store.grouped():  # cases finishing together share a commit
+                for tgt in targets:
+                    await _run_target(store, run, tgt, loaded, selection, repeats, done,
+                                      options, use_cache, console, report,
+                                      executor or LocalExecutor(), (recipes or {}).get(tgt.name),
+                                      live)
             status = "complete"
         finally:
             store.set_run_status(run, status)

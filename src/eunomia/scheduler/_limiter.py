@@ -24,6 +24,9 @@ class AdaptiveLimiter:
         self._in_flight = 0
         self._paused_until = 0.0
         self._cond = asyncio.Condition()
+        self._waiting = 0
+        """Requests in the locked path (queued, or paused): while there are any, a new one
+        goes through it too, so a release wakes them (no lock is taken when there are none)."""
         self.rate_limited_count = 0
         self.lowest_limit = max_concurrency
 
@@ -36,25 +39,34 @@ class AdaptiveLimiter:
         return self._in_flight
 
     async def _acquire(self) -> None:
-        async with self._cond:
-            while True:
-                wait = self._paused_until - time.monotonic()
-                if wait > 0:
-                    # Release the lock while paused; wake early if notified.
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._cond.wait(), timeout=wait)
-                    continue
-                if self._in_flight < self.limit:
-                    self._in_flight += 1
-                    return
-                await self._cond.wait()
+        if not self._waiting and self._in_flight < self.limit \
+                and self._paused_until <= time.monotonic():
+            self._in_flight += 1  # a free place and nobody ahead: no lock needed
+            return
+        self._waiting += 1
+        try:
+            async with self._cond:
+                while True:
+                    wait = self._paused_until - time.monotonic()
+                    if wait > 0:
+                        # Release the lock while paused; wake early if notified.
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(self._cond.wait(), timeout=wait)
+                        continue
+                    if self._in_flight < self.limit:
+                        self._in_flight += 1
+                        return
+                    await self._cond.wait()
+        finally:
+            self._waiting -= 1
 
     async def _release(self) -> None:
-        async with self._cond:
-            self._in_flight -= 1
-            # Wake as many waiters as there are free places: after a regrowth that can
-            # be more than the one place this release frees.
-            self._cond.notify(max(1, self.limit - self._in_flight))
+        self._in_flight -= 1
+        if self._waiting:
+            async with self._cond:
+                # Wake as many waiters as there are free places: after a regrowth that can
+                # be more than the one place this release frees.
+                self._cond.notify(max(1, self.limit - self._in_flight))
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:

@@ -1,20 +1,23 @@
 """The run store: every run, case, request, response, score, token count, cost and timing.
 
-One SQLite file (WAL mode). Each finished case is committed at once, so a crash or
-Ctrl-C loses at most the cases in flight. Requests and responses are stored once
-each, content-addressed and compressed (``blobs``), so repeats, re-runs and the
-response cache share them.
+One SQLite file (WAL mode). Each finished case is committed with its blobs and cache
+entry in one transaction, so a crash or Ctrl-C loses at most the cases in flight.
+During a run (:meth:`RunStore.grouped`) the cases recorded together (those that finished
+while the run was busy) share that transaction, committed as soon as the run is about to
+wait for its next answers. Requests and responses are stored once each, content-addressed
+and compressed (``blobs``), so repeats, re-runs and the response cache share them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,6 +40,44 @@ def blob_hash(data: bytes) -> str:
 def json_bytes(value: Any) -> bytes:
     """Canonical JSON (sorted keys, compact): equal values give equal bytes and hashes."""
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+
+
+def compress(data: bytes) -> bytes:
+    """zlib level 1 (read back with ``zlib.decompress``). Small blobs get a small zlib state:
+    setting up the default one costs more than compressing a few hundred bytes."""
+    if len(data) >= defaults.STORE_SMALL_BLOB_BYTES:
+        return zlib.compress(data, 1)
+    packer = zlib.compressobj(1, zlib.DEFLATED, 15, 1)
+    return packer.compress(data) + packer.flush()
+
+
+_CASE_SQL = (
+    "INSERT OR REPLACE INTO cases(run_id, suite, target, case_name, repeat, status,"
+    " error, attempts, latency_s, cached, score, input_tokens, output_tokens, cost,"
+    " request, response, finished, seq)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_CACHE_SQL = "INSERT OR REPLACE INTO cache(key, response, latency_s, created) VALUES (?, ?, ?, ?)"
+_BLOB_SQL = "INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)"
+_IN_CHUNK = 500
+"""Hashes per ``IN (...)`` query (below SQLite's variable limit)."""
+
+
+@dataclass(slots=True, eq=False)
+class _Batch:
+    """Writes that are committed together."""
+
+    blobs: dict[str, bytes] = field(default_factory=dict)
+    """Blobs (uncompressed), by hash."""
+    cache: dict[str, tuple[str, float | None, str]] = field(default_factory=dict)
+    """Cache entries: key -> (response blob, latency, created)."""
+    cases: list[tuple[Any, ...]] = field(default_factory=list)
+    """Case rows (parameters of ``_CASE_SQL``)."""
+
+    def __bool__(self) -> bool:
+        return bool(self.cases or self.cache or self.blobs)
+
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +131,13 @@ class RunTotals:
 
 
 class RunStore:
-    """Synchronous on purpose: one small commit per finished case (tens of microseconds)."""
+    """Synchronous on purpose: a commit costs tens of microseconds.
+
+    Outside :meth:`grouped`, every write is committed at once. Inside it (a run), finished
+    cases, blobs and cache entries are collected and committed together (:meth:`flush`);
+    everything that reads the store sees them (pending cache entries and blobs are
+    answered from memory, other reads commit them first).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -118,6 +165,13 @@ class RunStore:
         self._seq: dict[int, int] = {}
         self._known: set[str] = set()
         """Blob hashes this process has stored: not compressed and inserted again."""
+        self._grouped = 0
+        self._pending = _Batch()
+        """Writes collected for the next group commit."""
+        self._flush_handle: asyncio.Handle | None = None
+        self._failure: EunomiaError | None = None
+        """A group commit that failed after its cases were handed over: raised by the next
+        call, so the run stops clearly (those cases are not stored; resume asks again)."""
 
     def _error(self, what: str, exc: BaseException) -> EunomiaError:
         detail = str(exc)
@@ -128,25 +182,131 @@ class RunStore:
         return EunomiaError(f"{what} {self.path}: {detail}")
 
     def close(self) -> None:
-        self._db.close()
+        try:
+            self.flush()
+        finally:
+            self._db.close()
 
     def _write(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
+        self.flush()
         try:
             return self._db.execute(sql, params)
         except sqlite3.Error as exc:
             raise self._error("cannot write to the run store", exc) from None
 
+    # --- grouped commits ----------------------------------------------------------------------
+    @contextlib.contextmanager
+    def grouped(self) -> Iterator[None]:
+        """Within it, writes made on a running event loop are collected and committed together:
+        when :meth:`flush` is called (a run calls it whenever it is about to wait for answers),
+        at the latest at the start of the loop's next turn, and before anything else reads or
+        writes the store. What is pending is committed on the way out, also after an error or
+        Ctrl-C. Without a running loop, writes are committed at once."""
+        self._grouped += 1
+        try:
+            yield
+        finally:
+            self._grouped -= 1
+            if not self._grouped:
+                self.flush()
+
+    def _deferred(self) -> bool:
+        """True when this write may wait for the group's commit (scheduling that commit)."""
+        if not self._grouped:
+            return False
+        if self._failure is not None or \
+                len(self._pending.cases) >= defaults.STORE_GROUP_MAX_CASES:
+            self.flush()  # (raises a failed group commit)
+        if self._flush_handle is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return False
+            self._flush_handle = loop.call_soon(self._commit_on_loop)
+        return True
+
+    def _commit_on_loop(self) -> None:
+        self._flush_handle = None
+        try:
+            self.flush()
+        except EunomiaError as exc:  # raised by the next call instead
+            self._failure = self._failure or exc
+
+    def flush(self) -> None:
+        """Commit what is pending, in one transaction. The failure of a group commit made on
+        the loop's own schedule (see :meth:`grouped`) is raised here, once."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
+        if self._pending:
+            batch, self._pending = self._pending, _Batch()
+            try:
+                self._commit(batch)
+            except EunomiaError:
+                raise  # not stored (rolled back): resume asks for these cases again
+            except BaseException:
+                self._pending = batch  # interrupted (Ctrl-C): the next flush stores it
+                raise
+
+    def _commit(self, batch: _Batch) -> None:
+        """Write ``batch`` in one transaction."""
+        db = self._db
+        try:
+            db.execute("BEGIN")
+            fresh = self._absent(batch.blobs)
+            if fresh:
+                db.executemany(_BLOB_SQL, ((d, compress(batch.blobs[d])) for d in fresh))
+            if batch.cache:
+                db.executemany(_CACHE_SQL, ((k, *v) for k, v in batch.cache.items()))
+            if batch.cases:
+                db.executemany(_CASE_SQL, batch.cases)
+            db.execute("COMMIT")
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise self._error("cannot write to the run store", exc) from None
+            raise
+        self._known.update(batch.blobs)
+
+    def _absent(self, blobs: Iterable[str]) -> list[str]:
+        """The hashes among ``blobs`` not stored yet (so only those are compressed)."""
+        todo = [d for d in blobs if d not in self._known]
+        if not todo:
+            return todo
+        stored: set[str] = set()
+        for i in range(0, len(todo), _IN_CHUNK):
+            part = todo[i:i + _IN_CHUNK]
+            stored.update(r[0] for r in self._db.execute(
+                f"SELECT hash FROM blobs WHERE hash IN ({','.join('?' * len(part))})", part))
+        return [d for d in todo if d not in stored]
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        self.flush()
+        return self._db.execute(sql, params)
+
     # --- blobs ------------------------------------------------------------------------------
     def put_blob(self, data: bytes) -> str:
         digest = blob_hash(data)
-        self._write("INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)",
-                    (digest, zlib.compress(data, 1)))
+        if digest in self._known or digest in self._pending.blobs:
+            return digest
+        if self._deferred():
+            self._pending.blobs[digest] = data
+            return digest
+        self._write(_BLOB_SQL, (digest, compress(data)))
+        self._known.add(digest)
         return digest
 
     def put_json(self, value: Any) -> str:
         return self.put_blob(json_bytes(value))
 
     def get_blob(self, digest: str) -> bytes:
+        pending = self._pending.blobs.get(digest)
+        if pending is not None:
+            return pending
         row = self._db.execute("SELECT data FROM blobs WHERE hash=?", (digest,)).fetchone()
         if row is None:
             raise EunomiaError(f"run store {self.path} is missing blob {digest[:12]}")
@@ -174,7 +334,7 @@ class RunStore:
         return run
 
     def get_run(self, name: str) -> RunInfo | None:
-        row = self._db.execute(
+        row = self._read(
             "SELECT id, name, kind, status, created, finished, targets, settings,"
             " eunomia_version FROM runs WHERE name=?", (name,)).fetchone()
         if row is None:
@@ -191,7 +351,7 @@ class RunStore:
         return run
 
     def list_runs(self) -> list[RunInfo]:
-        rows = self._db.execute(
+        rows = self._read(
             "SELECT id, name, kind, status, created, finished, targets, settings,"
             " eunomia_version FROM runs ORDER BY id").fetchall()
         return [RunInfo(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), json.loads(r[7]),
@@ -201,7 +361,7 @@ class RunStore:
         self._write("UPDATE runs SET status=?, finished=? WHERE id=?", (status, _now(), run.id))
 
     def run_totals(self, run: RunInfo) -> RunTotals:
-        row = self._db.execute(
+        row = self._read(
             "SELECT COUNT(*), SUM(status NOT IN ('scored')), AVG(score),"
             " SUM(cost), COUNT(cost), MIN(finished), MAX(finished) FROM cases WHERE run_id=?",
             (run.id,)).fetchone()
@@ -219,7 +379,7 @@ class RunStore:
                     " VALUES (?, ?, ?, ?, ?)", (run.id, name, path, d, p))
 
     def suites(self, run: RunInfo) -> list[SuiteInfo]:
-        rows = self._db.execute(
+        rows = self._read(
             "SELECT name, path, definition, prices FROM suites WHERE run_id=? ORDER BY rowid",
             (run.id,)).fetchall()
         return [SuiteInfo(*r) for r in rows]
@@ -227,7 +387,7 @@ class RunStore:
     # --- cases --------------------------------------------------------------------------------
     def _next_seq(self, run: RunInfo) -> int:
         if run.id not in self._seq:
-            self._seq[run.id] = self._db.execute(
+            self._seq[run.id] = self._read(
                 "SELECT COALESCE(MAX(seq), 0) FROM cases WHERE run_id=?", (run.id,)).fetchone()[0]
         self._seq[run.id] += 1
         return self._seq[run.id]
@@ -241,46 +401,34 @@ class RunStore:
     ) -> None:
         """Store a finished case with its request/response blobs and cache entry, atomically.
 
-        One transaction per case: either all of it is stored or none (a crash in between
-        leaves the case unfinished, so ``--resume`` asks for it again).
+        One transaction: either all of it is stored or none (a crash in between leaves the
+        case unfinished, so ``--resume`` asks for it again). Within :meth:`grouped`, the
+        transaction is shared with the other cases that finished in the same loop turn.
         """
-        try:
-            self._db.execute("BEGIN")
-        except sqlite3.Error as exc:
-            raise self._error("cannot write to the run store", exc) from None
-        fresh = [(d, data) for d, data in blobs if d not in self._known]
-        try:
-            for digest, data in fresh:
-                self._write("INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)",
-                            (digest, zlib.compress(data, 1)))
-            if cache is not None:
-                self._write("INSERT OR REPLACE INTO cache(key, response, latency_s, created)"
-                            " VALUES (?, ?, ?, ?)", (cache[0], cache[1], cache[2], _now()))
-            self._insert_case(run, row)
-            self._db.execute("COMMIT")
-            self._known.update(d for d, _ in fresh)
-        except BaseException as exc:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.Error):
-                raise self._error("cannot write to the run store", exc) from None
-            raise
+        params = self._case_params(run, row)
+        deferred = self._deferred()
+        batch = self._pending if deferred else _Batch()
+        for digest, data in blobs:
+            if digest not in self._known:
+                batch.blobs.setdefault(digest, data)
+        if cache is not None:
+            batch.cache[cache[0]] = (cache[1], cache[2], _now())
+        batch.cases.append(params)
+        if not deferred:
+            self.flush()
+            self._commit(batch)
 
     def has_blob(self, digest: str) -> bool:
-        row = self._db.execute("SELECT 1 FROM blobs WHERE hash=?", (digest,)).fetchone()
+        if digest in self._pending.blobs:
+            return True
+        row = self._read("SELECT 1 FROM blobs WHERE hash=?", (digest,)).fetchone()
         return row is not None
 
-    def _insert_case(self, run: RunInfo, row: CaseRow) -> None:
-        self._write(
-            "INSERT OR REPLACE INTO cases(run_id, suite, target, case_name, repeat, status,"
-            " error, attempts, latency_s, cached, score, input_tokens, output_tokens, cost,"
-            " request, response, finished, seq)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (run.id, row.suite, row.target, row.case_name, row.repeat, row.status, row.error,
-             row.attempts, row.latency_s, int(row.cached), row.score, row.input_tokens,
-             row.output_tokens, row.cost, row.request, row.response, row.finished,
-             self._next_seq(run)),
-        )
+    def _case_params(self, run: RunInfo, row: CaseRow) -> tuple[Any, ...]:
+        return (run.id, row.suite, row.target, row.case_name, row.repeat, row.status, row.error,
+                row.attempts, row.latency_s, int(row.cached), row.score, row.input_tokens,
+                row.output_tokens, row.cost, row.request, row.response, row.finished,
+                self._next_seq(run))
 
     def finished_keys(self, run: RunInfo, *, include_failed: bool = True
                       ) -> set[tuple[str, str, str, int]]:
@@ -288,7 +436,7 @@ class RunStore:
         sql = "SELECT suite, target, case_name, repeat FROM cases WHERE run_id=?"
         if not include_failed:
             sql += " AND status IN ('scored', 'invalid')"
-        return {(r[0], r[1], r[2], r[3]) for r in self._db.execute(sql, (run.id,))}
+        return {(r[0], r[1], r[2], r[3]) for r in self._read(sql, (run.id,))}
 
     def iter_cases(self, run: RunInfo, suite: str | None = None,
                    target: str | None = None) -> Iterator[CaseRow]:
@@ -303,49 +451,102 @@ class RunStore:
             sql += " AND target=?"
             params.append(target)
         sql += " ORDER BY suite, target, case_name, repeat"
-        for r in self._db.execute(sql, params):
+        for r in self._read(sql, params):
             yield CaseRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9],
                           r[10], r[11], r[12], r[13], r[14], r[15])
 
     def targets_of(self, run: RunInfo, suite: str) -> list[str]:
-        return [r[0] for r in self._db.execute(
+        return [r[0] for r in self._read(
             "SELECT DISTINCT target FROM cases WHERE run_id=? AND suite=? ORDER BY target",
             (run.id, suite))]
 
     # --- response cache --------------------------------------------------------------------
     def cache_get(self, key: str) -> tuple[str, float | None] | None:
+        pending = self._pending.cache.get(key)
+        if pending is not None:
+            return pending[0], pending[1]
         row = self._db.execute("SELECT response, latency_s FROM cache WHERE key=?",
                                (key,)).fetchone()
         return (row[0], row[1]) if row else None
 
+    def cached_answers(self, keys: Sequence[str]
+                       ) -> dict[str, tuple[str, float | None, bytes | None]]:
+        """The cache entries of ``keys`` that exist: key -> (response blob hash, latency, the
+        blob uncompressed — None when it is missing). One query per few hundred keys, so a
+        re-run looks its answers up in bulk."""
+        out: dict[str, tuple[str, float | None, bytes | None]] = {}
+        wanted = list(dict.fromkeys(keys))
+        for i in range(0, len(wanted), _IN_CHUNK):
+            part = wanted[i:i + _IN_CHUNK]
+            for key, response, latency, data in self._db.execute(
+                    "SELECT c.key, c.response, c.latency_s, b.data FROM cache c"
+                    " LEFT JOIN blobs b ON b.hash = c.response"
+                    f" WHERE c.key IN ({','.join('?' * len(part))})", part):
+                out[key] = (response, latency, None if data is None else zlib.decompress(data))
+        pending = self._pending
+        for key in wanted:
+            entry = pending.cache.get(key)
+            if entry is not None:
+                out[key] = (entry[0], entry[1], pending.blobs.get(entry[0]))
+        return out
+
     def cache_put(self, key: str, response: str, latency_s: float | None) -> None:
-        self._write("INSERT OR REPLACE INTO cache(key, response, latency_s, created)"
-                    " VALUES (?, ?, ?, ?)", (key, response, latency_s, _now()))
+        if self._deferred():
+            self._pending.cache[key] = (response, latency_s, _now())
+            return
+        self._write(_CACHE_SQL, (key, response, latency_s, _now()))
 
     def cache_put_json(self, key: str, value: Any, latency_s: float | None) -> str:
         """Store ``value`` (as a JSON blob) and a cache entry to it in one transaction;
         the blob's digest. Same result as :meth:`put_json` then :meth:`cache_put`, one commit."""
         data = json_bytes(value)
         digest = blob_hash(data)
-        try:
-            self._db.execute("BEGIN")
-        except sqlite3.Error as exc:
-            raise self._error("cannot write to the run store", exc) from None
-        try:
-            if digest not in self._known:
-                self._write("INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)",
-                            (digest, zlib.compress(data, 1)))
-            self._write("INSERT OR REPLACE INTO cache(key, response, latency_s, created)"
-                        " VALUES (?, ?, ?, ?)", (key, digest, latency_s, _now()))
-            self._db.execute("COMMIT")
-            self._known.add(digest)
-        except BaseException as exc:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.Error):
-                raise self._error("cannot write to the run store", exc) from None
-            raise
+        deferred = self._deferred()
+        batch = self._pending if deferred else _Batch()
+        if digest not in self._known:
+            batch.blobs.setdefault(digest, data)
+        batch.cache[key] = (digest, latency_s, _now())
+        if not deferred:
+            self.flush()
+            self._commit(batch)
         return digest
+
+    # --- reading a run piece by piece (exports of large runs) -------------------------------
+    def cases_named(self, run: RunInfo, suite: str, target: str,
+                    names: Sequence[str]) -> list[CaseRow]:
+        """The stored cases of ``names`` (of ``suite`` and ``target``), ordered by case and
+        repeat: an indexed query per :data:`_NAMES_PER_QUERY` names, so an export can walk
+        a suite in file order a chunk at a time."""
+        out: list[CaseRow] = []
+        for i in range(0, len(names), _NAMES_PER_QUERY):
+            part = list(names[i:i + _NAMES_PER_QUERY])
+            sql = (_CASE_COLUMNS + " FROM cases WHERE run_id=? AND suite=? AND target=?"
+                   f" AND case_name IN ({','.join('?' * len(part))})"
+                   " ORDER BY case_name, repeat")
+            out += (_case_row(r) for r in self._read(sql, [run.id, suite, target, *part]))
+        return out
+
+    def max_repeat(self, run: RunInfo, target: str | None = None) -> int | None:
+        """The highest repeat index among the run's cases that are not invalid (of
+        ``target``); None when there is none."""
+        sql = "SELECT MAX(repeat) FROM cases WHERE run_id=? AND status != 'invalid'"
+        params: list[Any] = [run.id]
+        if target is not None:
+            sql += " AND target=?"
+            params.append(target)
+        found = self._read(sql, params).fetchone()[0]
+        return None if found is None else int(found)
+
+
+_NAMES_PER_QUERY = 500
+"""Case names per ``IN (...)`` query of :meth:`RunStore.cases_named`."""
+_CASE_COLUMNS = ("SELECT suite, target, case_name, repeat, status, error, attempts, latency_s,"
+                 " cached, score, input_tokens, output_tokens, cost, request, response, finished")
+
+
+def _case_row(r: Sequence[Any]) -> CaseRow:
+    return CaseRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10],
+                   r[11], r[12], r[13], r[14], r[15])
 
 
 def now() -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -20,6 +21,8 @@ from eunomia.targets._base import TargetResponse
 _BODY_SNIPPET = 300
 _BODY_MEMO = 1024
 """Request bodies kept between describe_request and the send (a few per request in flight)."""
+_LONG_NUMBER = re.compile(rb"\d{19}")
+"""orjson reads integers beyond 64 bits as floats; the json module keeps them exact."""
 
 
 def check_http_url(url: str, what: str = "server URL") -> str:
@@ -28,6 +31,18 @@ def check_http_url(url: str, what: str = "server URL") -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise EunomiaError(f"invalid {what} {url!r}: only absolute http:// or https:// URLs")
     return url
+
+
+def _decode(body: bytes) -> Any:
+    """The JSON answer as ``json.loads(body.decode("utf-8", errors="replace"))`` reads it (the
+    reference, also for its errors), by orjson when that gives the same: not for what it
+    refuses or reads differently (invalid UTF-8, NaN, integers beyond 64 bits)."""
+    if not _LONG_NUMBER.search(body):
+        try:
+            return orjson.loads(body)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(body.decode("utf-8", errors="replace"))
 
 
 def _scrub(value: Any, secret: str) -> Any:
@@ -144,8 +159,8 @@ class AthenaTarget:
             detail = str(exc) or type(exc).__name__
             raise self._fail(f"connection error: {detail}", retryable=True) from None
 
-        text = body.decode("utf-8", errors="replace")
         if status >= 400:
+            text = body.decode("utf-8", errors="replace")
             snippet = " ".join(text[:_BODY_SNIPPET].split())
             raise self._fail(
                 f"HTTP {status}: {snippet}" if snippet else f"HTTP {status}",
@@ -155,10 +170,10 @@ class AthenaTarget:
                 rate_limited=status == 429,
             )
         try:
-            payload = json.loads(text)
+            payload = _decode(body)
         except json.JSONDecodeError as exc:
             raise self._fail(
-                f"response is not JSON ({exc.msg} at char {exc.pos} of {len(text)})",
+                f"response is not JSON ({exc.msg} at char {exc.pos} of {len(exc.doc)})",
                 retryable=True,
                 status=status,
             ) from None

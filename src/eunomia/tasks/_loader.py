@@ -4,33 +4,76 @@ A file that is not valid YAML gives exactly one error naming the file, the line 
 cause, and the other files still load. A case that cannot be used (a wrong field, no
 instruction, an unknown category) is reported with its key path and line and left out;
 the rest of its file still runs.
+
+Suites are streamed: the file is parsed one case at a time (libyaml's events, each case
+composed and checked on its own), so loading holds no more than one case and what it
+reports. A loaded :class:`TaskSuite` keeps no case either: each pass over
+:attr:`TaskSuite.cases` reads the file again (and fails clearly if it changed since).
+Files of an unusual layout (``metadata`` after ``test_cases``, a key given twice, tags or
+anchors on the top-level collections) are read whole instead, with the same results.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import ValidationError
+from yaml._yaml import CParser
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.events import (
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
+from yaml.resolver import Resolver
 
 from eunomia import defaults
 from eunomia.errors import Diagnostic, EunomiaError, Severity, error, key_path
 from eunomia.judge import Rubric
 from eunomia.tasks._model import LoadedCase, SuiteFile, TaskCase, TaskSuite
 from eunomia.tasks.kinds import TaskKind, kind_for_category, kind_for_file, kinds
-from eunomia.yamlfile import YamlDocument, YamlFileError, read_yaml
+from eunomia.yamlfile import YamlDocument, YamlFileError, _walk, read_yaml
 
 Loc = tuple[int | str, ...]
+Lines = dict[Loc, int]
 
 
-def _diag(doc: YamlDocument, loc: Loc, message: str,
+class _Doc:
+    """What a diagnostic needs of a document: its path and the line of a key path (looked
+    up in lines computed only when a diagnostic asks for them)."""
+
+    def __init__(self, path: Path, lines: Callable[[], Lines]) -> None:
+        self.path = path
+        self._make = lines
+        self._lines: Lines | None = None
+
+    def line_of(self, loc: Sequence[int | str]) -> int | None:
+        if self._lines is None:
+            self._lines = self._make()
+        return YamlDocument(self.path, None, self._lines).line_of(loc)
+
+
+Doc = YamlDocument | _Doc
+
+
+def _diag(doc: Doc, loc: Loc, message: str,
           severity: Severity = Severity.ERROR) -> Diagnostic:
     return Diagnostic(severity, doc.path, message, key_path(loc), doc.line_of(loc))
 
 
-def _validation(doc: YamlDocument, loc: Loc, exc: ValidationError) -> list[Diagnostic]:
+def _validation(doc: Doc, loc: Loc, exc: ValidationError) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for err in exc.errors(include_url=False):
         where = (*loc, *err["loc"])
@@ -46,8 +89,8 @@ def _known_categories() -> str:
     return ", ".join(k.title for k in kinds())
 
 
-def _rubric(doc: YamlDocument, meta: dict[str, Any]) -> tuple[str | None, str | None,
-                                                              list[Diagnostic]]:
+def _rubric(doc: Doc, meta: dict[str, Any]) -> tuple[str | None, str | None,
+                                                     list[Diagnostic]]:
     ref = meta.get("rubric")
     if ref is None:
         return None, None, []
@@ -62,8 +105,307 @@ def _rubric(doc: YamlDocument, meta: dict[str, Any]) -> tuple[str | None, str | 
     return rubric.template.text, str(path), []
 
 
-def load_suite(path: Path, name: str | None = None) -> tuple[TaskSuite | None, list[Diagnostic]]:
-    """Read one suite file. Returns None (and the reason) when nothing in it can run."""
+# --- one case -------------------------------------------------------------------------------
+@dataclass(slots=True)
+class _Checker:
+    """Turns the items of a suite's case list into :class:`LoadedCase` objects, reporting
+    (and leaving out) the unusable ones. The same code serves the loading pass (which
+    reports) and every later pass (which skips the items the loading pass left out)."""
+
+    prefix: Loc
+    file_kind: TaskKind | None
+    problems: list[Diagnostic] | None = None
+    """Where diagnostics go (None: a later pass, which reports nothing)."""
+    invalid: list[tuple[str, str]] = field(default_factory=list)
+    skipped: set[int] = field(default_factory=set)
+    """Indices of the items left out (the loading pass fills it; later passes use it)."""
+    seen: set[str] = field(default_factory=set)
+    count: int = 0
+
+    def _report(self, found: Diagnostic | list[Diagnostic]) -> None:
+        if self.problems is not None:
+            if isinstance(found, list):
+                self.problems += found
+            else:
+                self.problems.append(found)
+
+    def _skip(self, index: int, name: str, reason: str) -> None:
+        self.invalid.append((name, reason))
+        self.skipped.add(index)
+
+    def check(self, doc: Doc, index: int, item: Any, line: int | None) -> LoadedCase | None:
+        loc: Loc = (*self.prefix, index)
+        fallback = f"case_{index + 1}"
+        if not isinstance(item, dict):
+            self._report(_diag(doc, loc, "a test case must be a mapping of fields"))
+            self._skip(index, fallback, "not a mapping")
+            return None
+        try:
+            case = TaskCase.model_validate(item)
+        except ValidationError as exc:
+            found = _validation(doc, loc, exc)
+            self._report(found)
+            self._skip(index, str(item.get("case_id") or item.get("id") or fallback),
+                       found[0].message)
+            return None
+        ident = case.case_id if case.case_id is not None else case.id
+        case_name = str(ident).strip() if ident is not None and str(ident).strip() else fallback
+        kind: TaskKind | None = kind_for_category(case.category) or self.file_kind
+        reason: str | None = None
+        if kind is None:
+            reason = (f"unknown category {case.category!r} and no kind in the file name "
+                      f"(known: {_known_categories()})")
+            self._report(_diag(doc, (*loc, "category"), reason))
+        elif case.category and kind_for_category(case.category) is None:
+            self._report(_diag(doc, (*loc, "category"),
+                               f"unknown category {case.category!r}: run as "
+                               f"{kind.title} (from the file)", Severity.WARNING))
+        if kind is not None and reason is None:
+            reason = kind.requires(case)
+            if reason is not None:
+                self._report(_diag(doc, loc, reason))
+        if reason is None and case_name in self.seen:
+            reason = f"duplicate case_id {case_name!r}"
+            self._report(_diag(doc, loc, reason))
+        if reason is not None or kind is None:
+            self._skip(index, case_name, reason or "unusable")
+            return None
+        self.seen.add(case_name)
+        self.count += 1
+        return LoadedCase(
+            name=case_name, kind=kind.name, index=index, line=line, case=case,
+            raw_json=json.dumps(item, ensure_ascii=False, default=str),
+        )
+
+    def again(self, path: Path, index: int, item: Any, line: int | None) -> LoadedCase:
+        """A later pass: the item the loading pass accepted at ``index``, built again."""
+        if not isinstance(item, dict):
+            raise _changed(path)
+        try:
+            case = TaskCase.model_validate(item)
+        except ValidationError:
+            raise _changed(path) from None
+        ident = case.case_id if case.case_id is not None else case.id
+        name = str(ident).strip() if ident is not None and str(ident).strip() \
+            else f"case_{index + 1}"
+        kind = kind_for_category(case.category) or self.file_kind
+        if kind is None:
+            raise _changed(path)
+        return LoadedCase(
+            name=name, kind=kind.name, index=index, line=line, case=case,
+            raw_json=json.dumps(item, ensure_ascii=False, default=str),
+        )
+
+
+def _changed(path: Path) -> EunomiaError:
+    return EunomiaError(f"{path} changed since it was loaded; run again to load it anew")
+
+
+# --- streaming ------------------------------------------------------------------------------
+class _Fallback(Exception):
+    """The file's layout is not one the streaming reader handles: read it whole."""
+
+
+class _StreamLoader(CParser, Composer, SafeConstructor, Resolver):
+    """libyaml's parser (C) with PyYAML's composer, so nodes are built one case at a time;
+    the safe constructor and resolver of ``yaml.CSafeLoader``."""
+
+    def __init__(self, stream: Any) -> None:
+        CParser.__init__(self, stream)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+        self.anchors: dict[str, yaml.Node] = {}
+
+
+def _top_lines(key: yaml.Node, value: yaml.Node, out: Lines) -> None:
+    """The lines of one top-level entry, as :func:`eunomia.yamlfile._walk` records them."""
+    name: int | str = key.value if isinstance(key, yaml.ScalarNode) else "?"
+    out[(name,)] = key.start_mark.line + 1
+    _walk(value, (name,), out)
+    out[(name,)] = key.start_mark.line + 1
+
+
+@dataclass(slots=True)
+class _Layout:
+    """What the loading pass learnt of a file, for the later passes."""
+
+    streamed: bool
+    prefix: Loc = ()
+    entry: int = 0
+    """Position of ``test_cases`` among the top-level keys (mapping shape)."""
+    size: int = -1
+    mtime_ns: int = -1
+
+
+class _Stream:
+    """One streaming pass over a suite file: the top level, then the case items."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file = path.open(encoding="utf-8")
+        self.loader = _StreamLoader(self.file)
+        self.top: dict[Any, Any] = {}
+        self.lines: Lines = {}
+        self.shape = "list"
+        self.entry = 0
+
+    def close(self) -> None:
+        self.loader.dispose()
+        self.file.close()
+
+    def __enter__(self) -> _Stream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _node(self) -> yaml.Node:
+        node = self.loader.compose_node(None, None)  # type: ignore[arg-type]
+        if node is None:
+            raise _Fallback
+        return node
+
+    def _data(self, node: yaml.Node) -> Any:
+        return self.loader.construct_document(node)
+
+    def start(self) -> bool:
+        """Read up to the first case item; False when the file holds no document."""
+        ld = self.loader
+        if not ld.check_event(StreamStartEvent):
+            raise _Fallback
+        ld.get_event()
+        if ld.check_event(StreamEndEvent):
+            return False
+        ld.get_event()  # the document start
+        start = ld.peek_event()
+        if start is None or start.start_mark is None:
+            raise _Fallback
+        if isinstance(start, (SequenceStartEvent, MappingStartEvent)) and (
+                start.anchor is not None or start.tag not in (None, "!")):
+            raise _Fallback
+        self.lines[()] = start.start_mark.line + 1
+        if isinstance(start, SequenceStartEvent):
+            ld.get_event()
+            self.shape = "list"
+            return True
+        if not isinstance(start, MappingStartEvent):
+            raise _Fallback  # a scalar or an alias: not a suite, said by the whole reading
+        ld.get_event()
+        self.shape = "mapping"
+        while not ld.check_event(MappingEndEvent):
+            key = self._node()
+            name = self._data(key) if isinstance(key, yaml.ScalarNode) else None
+            if name == "test_cases":
+                event = ld.peek_event()
+                if not isinstance(event, SequenceStartEvent) or event.anchor is not None \
+                        or event.tag not in (None, "!"):
+                    raise _Fallback
+                ld.get_event()
+                self.lines[("test_cases",)] = key.start_mark.line + 1
+                return True
+            if name is None or name == "<<" or name in self.top:
+                raise _Fallback
+            value = self._node()
+            self.top[name] = self._data(value)
+            _top_lines(key, value, self.lines)
+            self.entry += 1
+        raise _Fallback  # no test_cases: not a suite, said by the whole reading
+
+    def items(self) -> Iterator[tuple[int, yaml.Node]]:
+        """The case items (nodes), in order; afterwards the rest of the top level is read."""
+        ld = self.loader
+        index = 0
+        while not ld.check_event(SequenceEndEvent):
+            yield index, self._node()
+            index += 1
+        ld.get_event()
+
+    def finish(self) -> None:
+        """The keys after ``test_cases``; the end of the one document."""
+        ld = self.loader
+        if self.shape == "mapping":
+            while not ld.check_event(MappingEndEvent):
+                key = self._node()
+                name = self._data(key) if isinstance(key, yaml.ScalarNode) else None
+                if name is None or name in ("<<", "test_cases", "metadata") or name in self.top:
+                    raise _Fallback
+                value = self._node()
+                self.top[name] = self._data(value)
+                _top_lines(key, value, self.lines)
+            ld.get_event()
+        if not ld.check_event(DocumentEndEvent):
+            raise _Fallback
+        ld.get_event()
+        if not ld.check_event(StreamEndEvent):
+            raise _Fallback  # a second document: an error, said by the whole reading
+        if isinstance(ld.peek_event(), DocumentStartEvent):
+            raise _Fallback
+
+    def item_doc(self, loc: Loc, node: yaml.Node) -> _Doc:
+        def lines() -> Lines:
+            out = dict(self.lines)
+            _walk(node, loc, out)
+            return out
+
+        return _Doc(self.path, lines)
+
+
+def _stat(path: Path) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns
+
+
+def _load_streamed(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagnostic]]:
+    """The streaming loading pass; raises :class:`_Fallback` (or a YAML error) when the
+    file is to be read whole."""
+    size, mtime = _stat(path)
+    problems: list[Diagnostic] = []
+    with _Stream(path) as stream:
+        if not stream.start():
+            raise _Fallback  # empty: said by the whole reading
+        top_doc = _Doc(path, lambda: stream.lines)
+        if stream.shape == "mapping":
+            try:
+                SuiteFile.model_validate({**stream.top, "test_cases": []})
+            except ValidationError:
+                raise _Fallback from None
+        # without metadata so far, none may come after the cases: finish() checks it
+        meta = stream.top.get("metadata") if isinstance(stream.top.get("metadata"), dict) \
+            else {}
+        assert isinstance(meta, dict)
+        rubric_text, rubric_path, rubric_problems = _rubric(top_doc, meta)
+        if rubric_problems:  # the suite asked for its own rubric: never judge it with another
+            return None, rubric_problems
+        file_kind = kind_for_category(str(meta.get("category") or "")) or kind_for_file(path)
+        prefix: Loc = ("test_cases",) if stream.shape == "mapping" else ()
+        checker = _Checker(prefix, file_kind, problems)
+        for index, node in stream.items():
+            loc: Loc = (*prefix, index)
+            checker.check(stream.item_doc(loc, node), index, stream._data(node),
+                          node.start_mark.line + 1)
+        stream.finish()
+        shape = stream.shape
+        top_level = stream.top
+        entry = stream.entry
+    if checker.count == 0 and not checker.invalid:
+        problems.append(error(path, "the suite has no test cases"))
+    layout = _Layout(True, prefix, entry, size, mtime)
+    source = _Pass(path.absolute(), layout, file_kind, frozenset(checker.skipped))
+    suite = TaskSuite(
+        name=name, path=str(path), shape=shape,  # type: ignore[arg-type]
+        top_level_json=json.dumps(top_level, ensure_ascii=False, default=str),
+        rubric=rubric_text, rubric_path=rubric_path, source=source,
+        case_count=checker.count, invalid=checker.invalid,
+    )
+    return suite, problems
+
+
+def _load_whole(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagnostic]]:
+    """Read the file whole (files the streaming reader leaves to it, and every error)."""
+    try:
+        size, mtime = _stat(path)
+    except OSError:
+        size, mtime = -1, -1
     try:
         doc = read_yaml(path)
     except YamlFileError as exc:
@@ -95,59 +437,73 @@ def load_suite(path: Path, name: str | None = None) -> tuple[TaskSuite | None, l
     if rubric_problems:  # the suite asked for its own rubric: never judge it with another
         return None, rubric_problems
     file_kind = kind_for_category(str(meta.get("category") or "")) or kind_for_file(path)
-    cases: list[LoadedCase] = []
-    invalid: list[tuple[str, str]] = []
-    seen: set[str] = set()
+    checker = _Checker(prefix, file_kind, problems)
     for index, item in enumerate(items):
-        loc: Loc = (*prefix, index)
-        fallback = f"case_{index + 1}"
-        if not isinstance(item, dict):
-            problems.append(_diag(doc, loc, "a test case must be a mapping of fields"))
-            invalid.append((fallback, "not a mapping"))
-            continue
-        try:
-            case = TaskCase.model_validate(item)
-        except ValidationError as exc:
-            found = _validation(doc, loc, exc)
-            problems += found
-            invalid.append((str(item.get("case_id") or item.get("id") or fallback),
-                            found[0].message))
-            continue
-        ident = case.case_id if case.case_id is not None else case.id
-        case_name = str(ident).strip() if ident is not None and str(ident).strip() else fallback
-        kind: TaskKind | None = kind_for_category(case.category) or file_kind
-        reason: str | None = None
-        if kind is None:
-            reason = (f"unknown category {case.category!r} and no kind in the file name "
-                      f"(known: {_known_categories()})")
-            problems.append(_diag(doc, (*loc, "category"), reason))
-        elif case.category and kind_for_category(case.category) is None:
-            problems.append(_diag(doc, (*loc, "category"),
-                                  f"unknown category {case.category!r}: run as "
-                                  f"{kind.title} (from the file)", Severity.WARNING))
-        if kind is not None and reason is None:
-            reason = kind.requires(case)
-            if reason is not None:
-                problems.append(_diag(doc, loc, reason))
-        if reason is None and case_name in seen:
-            reason = f"duplicate case_id {case_name!r}"
-            problems.append(_diag(doc, loc, reason))
-        if reason is not None or kind is None:
-            invalid.append((case_name, reason or "unusable"))
-            continue
-        seen.add(case_name)
-        cases.append(LoadedCase(
-            name=case_name, kind=kind.name, index=index, line=doc.line_of(loc), case=case,
-            raw_json=json.dumps(item, ensure_ascii=False, default=str),
-        ))
-    if not cases and not invalid:
+        checker.check(doc, index, item, doc.line_of((*prefix, index)))
+    if checker.count == 0 and not checker.invalid:
         problems.append(error(path, "the suite has no test cases"))
+    source = _Pass(path.absolute(), _Layout(False, prefix, 0, size, mtime), file_kind,
+                   frozenset(checker.skipped))
     suite = TaskSuite(
-        name=name_of(path) if name is None else name, path=str(path), shape=shape,
+        name=name, path=str(path), shape=shape,  # type: ignore[arg-type]
         top_level_json=json.dumps(top_level, ensure_ascii=False, default=str),
-        rubric=rubric_text, rubric_path=rubric_path, cases=cases, invalid=invalid,
+        rubric=rubric_text, rubric_path=rubric_path, source=source,
+        case_count=checker.count, invalid=checker.invalid,
     )
     return suite, problems
+
+
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """A new pass over a loaded suite's usable cases, from its file (a :data:`CaseSource`;
+    the path made absolute at loading, so a change of working folder does not matter)."""
+
+    path: Path
+    layout: _Layout
+    file_kind: TaskKind | None
+    skipped: frozenset[int]
+
+    def __call__(self) -> Iterator[LoadedCase]:
+        try:
+            if _stat(self.path) != (self.layout.size, self.layout.mtime_ns):
+                raise _changed(self.path)
+        except OSError:
+            raise _changed(self.path) from None
+        checker = _Checker(self.layout.prefix, self.file_kind)
+        if not self.layout.streamed:
+            try:
+                doc = read_yaml(self.path)
+            except YamlFileError:
+                raise _changed(self.path) from None
+            data = doc.data
+            items = data if isinstance(data, list) else \
+                (data.get("test_cases") or []) if isinstance(data, dict) else []
+            for index, item in enumerate(items):
+                if index not in self.skipped:
+                    yield checker.again(self.path, index, item,
+                                        doc.line_of((*self.layout.prefix, index)))
+            return
+        try:
+            with _Stream(self.path) as stream:
+                if not stream.start() or (stream.shape == "mapping"
+                                          and stream.entry != self.layout.entry):
+                    raise _changed(self.path)
+                for index, node in stream.items():
+                    if index in self.skipped:
+                        continue
+                    yield checker.again(self.path, index, stream._data(node),
+                                        node.start_mark.line + 1)
+        except (yaml.YAMLError, _Fallback, UnicodeDecodeError, OSError):
+            raise _changed(self.path) from None
+
+
+def load_suite(path: Path, name: str | None = None) -> tuple[TaskSuite | None, list[Diagnostic]]:
+    """Read one suite file. Returns None (and the reason) when nothing in it can run."""
+    name = name_of(path) if name is None else name
+    try:
+        return _load_streamed(path, name)
+    except (_Fallback, yaml.YAMLError, UnicodeDecodeError, OSError, ValueError):
+        return _load_whole(path, name)
 
 
 _SIMPLE_KEY = "could not find expected ':'"
@@ -157,8 +513,6 @@ def _clearer(diag: Diagnostic) -> Diagnostic:
     """Point a "could not find expected ':'" error at the line that causes it, and say why."""
     if _SIMPLE_KEY not in diag.message or diag.file is None:
         return diag
-    import yaml
-
     try:
         yaml.safe_load(diag.file.read_text(encoding="utf-8"))
     except yaml.MarkedYAMLError as exc:

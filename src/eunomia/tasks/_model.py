@@ -9,7 +9,10 @@ written back in the input's key order with the new fields appended.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -162,10 +165,78 @@ class LoadedCase(BaseModel):
         return (self.case.category or self.kind).strip()
 
 
-class TaskSuite(BaseModel):
-    """One suite file, loaded."""
+CaseSource = Callable[[], Iterator[LoadedCase]]
+"""Where a suite's cases come from: each call starts a new pass over them, in file order."""
 
-    model_config = ConfigDict(frozen=True)
+
+class CaseList(Sequence[LoadedCase]):
+    """The cases of a suite, read on demand: every iteration is a new pass over the source
+    (the suite file, or the snapshot in the run store), so no case is held in memory.
+
+    Behaves like a read-only list (``len``, truthiness, indexing, ``==`` with a list); a
+    ``len`` not given up front costs one pass, indexing reads up to the index.
+    """
+
+    __slots__ = ("_length", "_source")
+
+    def __init__(self, source: CaseSource | Sequence[LoadedCase],
+                 length: int | None = None) -> None:
+        if isinstance(source, Sequence):
+            items = source
+            self._source: CaseSource = lambda: iter(items)
+            length = len(items) if length is None else length
+        else:
+            self._source = source
+        self._length = length
+
+    def __iter__(self) -> Iterator[LoadedCase]:
+        return self._source()
+
+    def __len__(self) -> int:
+        if self._length is None:
+            self._length = sum(1 for _ in self._source())
+        return self._length
+
+    def __bool__(self) -> bool:
+        if self._length is not None:
+            return self._length > 0
+        return next(self._source(), None) is not None
+
+    @overload
+    def __getitem__(self, index: int) -> LoadedCase: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[LoadedCase]: ...
+
+    def __getitem__(self, index: int | slice) -> LoadedCase | list[LoadedCase]:
+        if isinstance(index, slice):
+            start, stop, step = index.start, index.stop, index.step
+            if all(x is None or x >= 0 for x in (start, stop)) and (step or 1) > 0:
+                return list(islice(self._source(), start, stop, step))
+            return list(self)[index]
+        if index < 0:
+            index += len(self)
+        if index >= 0:
+            for found in islice(self._source(), index, None):
+                return found
+        raise IndexError("case index out of range")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (CaseList, list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = "?" if self._length is None else str(self._length)
+        return f"CaseList({shown} cases)"
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class TaskSuite:
+    """One suite file, loaded: what describes the file, the count of its usable cases and
+    the unusable ones. The cases themselves are read again on each pass (:attr:`cases`)."""
 
     name: str
     """Unique within a run: the file stem (made unique when two files share one)."""
@@ -177,9 +248,16 @@ class TaskSuite(BaseModel):
     rubric: str | None = None
     """Text of this suite's own rubric prompt (``metadata.rubric``: a file beside the suite)."""
     rubric_path: str | None = None
-    cases: list[LoadedCase]
-    invalid: list[tuple[str, str]] = Field(default_factory=list)
+    source: CaseSource | Sequence[LoadedCase] = ()
+    """The usable cases, in file order: a list, or a callable starting a pass over them."""
+    case_count: int | None = None
+    """How many usable cases ``source`` yields (None: unknown until counted)."""
+    invalid: list[tuple[str, str]] = field(default_factory=list)
     """(name, reason) of the cases that could not be used."""
+
+    @property
+    def cases(self) -> CaseList:
+        return CaseList(self.source, self.case_count)
 
     @property
     def top_level(self) -> dict[str, Any]:
@@ -191,9 +269,24 @@ class TaskSuite(BaseModel):
         meta = self.top_level.get("metadata")
         return meta if isinstance(meta, dict) else {}
 
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True)
-
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TaskSuite:
-        return cls.model_validate(data)
+        """A suite stored whole (the run-store snapshot of Eunomia before streaming)."""
+        stored = StoredSuite.model_validate(data)
+        return cls(name=stored.name, path=stored.path, shape=stored.shape,
+                   top_level_json=stored.top_level_json, rubric=stored.rubric,
+                   rubric_path=stored.rubric_path, source=stored.cases,
+                   case_count=len(stored.cases), invalid=stored.invalid)
+
+
+class StoredSuite(BaseModel):
+    """A whole suite as older run stores hold it (one JSON document with every case)."""
+
+    name: str
+    path: str
+    shape: Literal["list", "mapping"]
+    top_level_json: str = "{}"
+    rubric: str | None = None
+    rubric_path: str | None = None
+    cases: list[LoadedCase]
+    invalid: list[tuple[str, str]] = Field(default_factory=list)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import heapq
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from eunomia.report import LeaderboardRow
 from eunomia.stats import Interval
 from eunomia.tasks._summary import GroupStat, TasksSummary
 from eunomia.tasks.kinds import kinds
 
 _MAX_FAILURES_SHOWN = 20
+_MAX_SPEED_ROWS_SHOWN = 50
 _SHOWN_GROUPINGS = ("kind", "category", "difficulty")
 
 
@@ -90,12 +94,13 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
     if rc is not None:
         console.print(f"Consistency over {rc.repeats} repeats: Krippendorff alpha "
                       f"{_opt(rc.alpha)}, ICC(2,1) {_opt(rc.icc)}, "
-                      f"{len(rc.unstable)}/{len(rc.cases)} cases changed score")
-        if rc.unstable:
+                      f"{rc.unstable_count}/{len(rc.cases)} cases changed score")
+        unstable = rc.most_unstable(10)
+        if unstable:
             table = Table(title="Where the candidate is inconsistent", title_justify="left")
             for col in ("Case", "Scores", "Mean ± sd", "Flip rate"):
                 table.add_column(col, justify="left" if col in ("Case", "Scores") else "right")
-            for c in rc.unstable[:10]:
+            for c in unstable:
                 table.add_row(escape(f"{c.suite}/{c.case_name}"),
                               " ".join(f"{x:g}" for x in c.scores),
                               f"{_opt(c.mean, '{:.2f}')} ± {_opt(c.stdev, '{:.2f}')}",
@@ -106,13 +111,18 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
         for col in ("Case", "Asked words", "Words", "Latency (s)", "TTFT (s)", "Words/s",
                     "Length adherence"):
             table.add_column(col, justify="left" if col == "Case" else "right")
-        for r in sorted(s.speed, key=lambda r: (r.expected_words or 0, r.case_name)):
+        shown = heapq.nsmallest(_MAX_SPEED_ROWS_SHOWN, s.speed,
+                                key=lambda r: (r.expected_words or 0, r.case_name))
+        for r in shown:
             table.add_row(escape(f"{r.suite}/{r.case_name}"), str(r.expected_words or "-"),
                           str(r.output_words), _opt(r.latency_s, "{:.2f}"),
                           _opt(r.time_to_first_token_s, "{:.2f}"),
                           _opt(r.words_per_second, "{:.1f}"),
                           _opt(r.length_adherence, "{:.2f}"))
         console.print(table)
+        if len(s.speed) > len(shown):
+            console.print(f"... and {len(s.speed) - len(shown)} more in "
+                          "tables/inference_speed.csv")
         fit = s.speed_fit
         if fit is not None:
             ci = ""
@@ -122,7 +132,7 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
             console.print(f"Latency grows by {fit.slope * 100:.3g} s per 100 output words{ci}"
                           f"{r2} (n={fit.n}); plot: inference_speed.svg")
     if s.failures:
-        table = Table(title=f"Cases not scored ({len(s.failures)})", title_justify="left",
+        table = Table(title=f"Cases not scored ({s.failure_count})", title_justify="left",
                       style="red")
         table.add_column("Case")
         table.add_column("Repeat", justify="right")
@@ -132,11 +142,24 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
             short = reason if len(reason) <= 300 else reason[:297] + "..."
             table.add_row(escape(f"{suite}/{case}"), str(repeat), status, escape(short))
         console.print(table)
-        if len(s.failures) > _MAX_FAILURES_SHOWN:
-            console.print(f"... and {len(s.failures) - _MAX_FAILURES_SHOWN} more in "
+        if s.failure_count > _MAX_FAILURES_SHOWN:
+            console.print(f"... and {s.failure_count - _MAX_FAILURES_SHOWN} more in "
                           "failures.json")
     if s.unknown_models:
         console.print("[yellow]warning:[/] no price for "
                       + ", ".join(escape(m) for m in s.unknown_models)
                       + " (models.yml); their cost is unknown")
     console.print(f"Results: {escape(folder)}")
+
+
+def task_row(target: str, s: TasksSummary) -> LeaderboardRow:
+    """One candidate model's leaderboard row: its mean judge score (0-5, bootstrap interval
+    over cases), its own calls' cost (not the judge's), mean latency, and Krippendorff's
+    alpha across ``--repeat`` runs."""
+    rc = s.repeat_consistency
+    return LeaderboardRow(
+        target=target, cases=s.total, failed=s.total - s.scored,
+        score=s.overall.mean if s.overall is not None else None, detection_rate=None,
+        total_cost=s.candidate_cost, mean_latency_s=s.latency_mean_s,
+        consistency=rc.alpha if rc is not None else None,
+    )

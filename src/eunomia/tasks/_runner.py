@@ -22,18 +22,19 @@ from rich.console import Console
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
-from eunomia.executors import Executor, ModelChat
+from eunomia.executors import ChatJob, ChatOutcome, Executor, ModelChat, Submit
 from eunomia.judge import MAX_SCORE, Judge, Rubric, Verdict
 from eunomia.models import ModelProvider, ModelSpec
 from eunomia.pricing import PriceTable, TokenCount
-from eunomia.report import CaseProgress
+from eunomia.report import TASK_COLUMNS, CaseProgress, LeaderboardRow, print_leaderboard, rank
 from eunomia.runner import RunOptions
 from eunomia.scheduler import AdaptiveLimiter, CallError, stream_results
 from eunomia.store import CaseRow, RunInfo, RunStore, blob_hash, json_bytes, now
 from eunomia.tasks._calls import ModelCaller, chat_attempt
 from eunomia.tasks._context import CaseContext
-from eunomia.tasks._model import LoadedCase, TaskSuite
+from eunomia.tasks._model import CaseList, LoadedCase, TaskSuite
 from eunomia.tasks._result import CaseResult
+from eunomia.tasks._snapshot import Entry, StoredCases, iter_entries, loaded_case, write_snapshot
 from eunomia.tasks._summary import TasksSummary
 from eunomia.tasks.kinds import get_kind
 
@@ -71,9 +72,33 @@ class TaskSelection:
         names = (case, f"{suite}/{case}", f"{kind}/{case}")
         return any(fnmatch.fnmatchcase(n, p) for p in self.patterns for n in names)
 
-    def apply(self, suite: TaskSuite) -> list[LoadedCase]:
-        cases = [c for c in suite.cases if self.matches(suite.name, c.kind, c.name)]
-        return cases[: self.max_cases] if self.max_cases is not None else cases
+    def apply(self, suite: TaskSuite) -> CaseList:
+        """The selected cases, in file order: read on demand (each pass reads the suite's
+        source again), so a large suite is never held."""
+
+        def selected() -> Iterator[LoadedCase]:
+            if isinstance(suite.source, StoredCases):
+                yield from (loaded_case(e) for e in self.entries(suite))
+                return
+            taken = 0
+            for case in suite.cases:
+                if self.max_cases is not None and taken >= self.max_cases:
+                    return
+                if self.matches(suite.name, case.kind, case.name):
+                    taken += 1
+                    yield case
+
+        return CaseList(selected)
+
+    def entries(self, suite: TaskSuite) -> Iterator[Entry]:
+        """The selected cases as snapshot entries (not built: cheap on a stored suite)."""
+        taken = 0
+        for entry in iter_entries(suite):
+            if self.max_cases is not None and taken >= self.max_cases:
+                return
+            if self.matches(suite.name, entry[1], entry[0]):
+                taken += 1
+                yield entry
 
     def invalid(self, suite: TaskSuite) -> list[tuple[str, str]]:
         return [(n, r) for n, r in suite.invalid if self.matches(suite.name, "", n)]
@@ -88,10 +113,17 @@ class Model:
 
     spec: ModelSpec
     provider: ModelProvider | None = None
+    label: str | None = None
+    """A candidate's name in the run (its rows' ``target``); default: the spec."""
 
     @property
     def name(self) -> str:
+        """The canonical spec: what identifies the model's answers (cache keys)."""
         return self.spec.spec
+
+    @property
+    def target(self) -> str:
+        return self.label or self.spec.spec
 
     @property
     def serial(self) -> bool:
@@ -104,6 +136,11 @@ class TaskRunReport:
     folder: Path
     store_path: Path
     summary: TasksSummary | None = None
+    """The first (with one candidate: the only) model's summary."""
+    summaries: dict[str, TasksSummary] = field(default_factory=dict)
+    """Every candidate's summary, by its name in the run (run order)."""
+    leaderboard: list[LeaderboardRow] = field(default_factory=list)
+    """With several candidates: one ranked row per model, the Pareto front marked."""
     interrupted: bool = False
     requests_made: int = 0
     cache_hits: int = 0
@@ -111,21 +148,20 @@ class TaskRunReport:
 
     @property
     def failed_cases(self) -> int:
-        s = self.summary
-        return 0 if s is None else s.failed + s.invalid
+        return sum(s.failed + s.invalid for s in self.summaries.values())
 
 
-def open_task_run(store: RunStore, run_name: str, candidate: str, settings: dict[str, Any],
-                  *, resume: bool) -> RunInfo:
+def open_task_run(store: RunStore, run_name: str, candidates: Sequence[str],
+                  settings: dict[str, Any], *, resume: bool) -> RunInfo:
     if not resume:
-        return store.create_run(run_name, RUN_KIND, [candidate], settings)
+        return store.create_run(run_name, RUN_KIND, list(candidates), settings)
     run = store.require_run(run_name)
     if run.kind != RUN_KIND:
         raise EunomiaError(f"run {run_name!r} is a {run.kind} run; resume it with "
                            "'eunomia run --resume'")
-    if run.targets != [candidate]:
-        raise EunomiaError(f"run {run_name!r} was made with model {run.targets}, "
-                           f"not {candidate!r}")
+    if run.targets != list(candidates):
+        raise EunomiaError(f"run {run_name!r} was made with model(s) {run.targets}, "
+                           f"not {list(candidates)}")
     store.set_run_status(run, "running")
     return run
 
@@ -193,7 +229,7 @@ def _internal(exc: Exception) -> str:
 async def run_tasks(
     suites: Sequence[TaskSuite],
     *,
-    candidate: ModelSpec,
+    candidate: ModelSpec | Sequence[ModelSpec],
     judge: ModelSpec | None,
     run_name: str,
     results_dir: Path,
@@ -211,9 +247,13 @@ async def run_tasks(
     settings: dict[str, Any] | None = None,
     providers: tuple[ModelProvider, ModelProvider] | None = None,
     executor: Executor | None = None,
+    names: Sequence[str] | None = None,
 ) -> TaskRunReport:
     """Run every selected case of every suite ``repeats`` times; export and summarize.
 
+    Several ``candidate`` models make a matrix run: one stored run whose ``targets`` are
+    the models (``names``, default their specs), run one after the other on the same
+    cases, with one judge; result files per model and a leaderboard at the end.
     ``providers`` (candidate, judge) replaces building them from the specs (they are then
     left open for their owner). A remote ``executor`` (Ray) makes the model calls on its
     workers, each building the models from their specs once; the rest stays here.
@@ -225,12 +265,21 @@ async def run_tasks(
     weights = dict(weights or defaults.DIFFICULTY_WEIGHTS)
     console = console or Console(stderr=True, quiet=True)
     store_path = store_path or results_dir / defaults.STORE_FILE
+    specs = [candidate] if isinstance(candidate, ModelSpec) else list(candidate)
+    labels = list(names) if names is not None else [s.spec for s in specs]
+    if not specs or len(labels) != len(specs):
+        raise EunomiaError("give one name per candidate model")
+    if len(set(labels)) != len(labels):
+        twice = sorted({n for n in labels if labels.count(n) > 1})
+        raise EunomiaError(f"the same candidate model is given twice: {', '.join(twice)} "
+                           "(give each a distinct name in a matrix file)")
     judge_obj = Judge(rubric, settings=judge.settings if judge is not None else None,
                       repeats=judge_repeats)
-    prices = price_table(candidate, *([judge] if judge is not None else []))
+    prices = price_table(*specs, *([judge] if judge is not None else []))
+    cands = [Model(s, label=n) for s, n in zip(specs, labels, strict=True)]
+    jm = Model(judge) if judge is not None else None
     store = RunStore(store_path)
     report = TaskRunReport(run_name, results_dir / run_name, store_path)
-    cand, jm = Model(candidate), Model(judge) if judge is not None else None
     try:
         run_settings = {
             **(settings or {}), "repeats": repeats,
@@ -238,15 +287,16 @@ async def run_tasks(
             "judge_repeats": judge_repeats, "weights": weights,
             "rubric": str(judge_obj.rubric.path), "selection": selection.to_json(),
         }
-        run = open_task_run(store, run_name, candidate.spec, run_settings, resume=resume)
+        run = open_task_run(store, run_name, labels, run_settings, resume=resume)
         done = store.finished_keys(run, include_failed=not retry_failed) if resume else set()
-        for suite in suites:
-            store.add_suite(run, suite.name, suite.path, suite.to_json(), prices.to_json())
+        # stored chunk by chunk; the run then reads its cases from the store, not the file
+        suites = [write_snapshot(store, run, suite, prices.to_json()) for suite in suites]
         status = "interrupted"
         try:
-            await _run(store, run, suites, cand, jm, judge_obj if jm is not None else None,
-                       selection, repeats, done,
-                       options, use_cache, prices, console, report, providers, executor)
+            with store.grouped():  # cases finishing together share a commit
+                await _run(store, run, suites, cands, jm,
+                           judge_obj if jm is not None else None, selection, repeats, done,
+                           options, use_cache, prices, console, report, providers, executor)
             status = "complete"
         finally:
             store.set_run_status(run, status)
@@ -255,11 +305,16 @@ async def run_tasks(
             from eunomia.exports._task_files import export_task_run
 
             exported = export_task_run(store, run, results_dir)
-            report.summary = exported.summary
-            report.files = exported.files
-        from eunomia.tasks._report import print_tasks_summary
+            report.summaries = {e.target: e.summary for e in exported}
+            report.summary = exported[0].summary if exported else None
+            report.files = [f for e in exported for f in e.files]
+        from eunomia.tasks._report import print_tasks_summary, task_row
 
-        print_tasks_summary(console, report.summary, str(report.folder))
+        for e in exported:
+            print_tasks_summary(console, e.summary, str(e.folder))
+        if len(cands) > 1:
+            report.leaderboard = rank([task_row(e.target, e.summary) for e in exported])
+            print_leaderboard(console, report.leaderboard, TASK_COLUMNS)
         if report.cache_hits:
             console.print(f"{report.cache_hits} model call(s) answered from the cache "
                           "(no request made); --no-cache to ask again")
@@ -270,74 +325,140 @@ async def run_tasks(
 
 def _jobs(suites: Sequence[TaskSuite], selection: TaskSelection, repeats: int, target: str,
           done: set[tuple[str, str, str, int]]) -> Iterator[_Job]:
+    """The cases to run, built one at a time as the workers take them (never all at once)."""
     for r in range(repeats):
         for suite in suites:
-            for case in selection.apply(suite):
-                if (suite.name, target, case.name, r) not in done:
-                    yield _Job(suite, case, r)
+            for entry in selection.entries(suite):
+                if (suite.name, target, entry[0], r) not in done:
+                    yield _Job(suite, loaded_case(entry), r)
 
 
-async def _run(store: RunStore, run: RunInfo, suites: Sequence[TaskSuite], cand: Model,
-               jm: Model | None, judge: Judge | None, selection: TaskSelection, repeats: int,
+def _count_jobs(suites: Sequence[TaskSuite], selection: TaskSelection, repeats: int,
+                target: str, done: set[tuple[str, str, str, int]]) -> int:
+    """How many jobs :func:`_jobs` yields, without building them."""
+    if not done and not selection.patterns and selection.max_cases is None \
+            and all(s.case_count is not None for s in suites):
+        return repeats * sum(s.case_count or 0 for s in suites)
+    return sum(1 for r in range(repeats) for s in suites for e in selection.entries(s)
+               if (s.name, target, e[0], r) not in done)
+
+
+async def _run(store: RunStore, run: RunInfo, suites: Sequence[TaskSuite],
+               cands: Sequence[Model], jm: Model | None, judge: Judge | None,
+               selection: TaskSelection, repeats: int,
                done: set[tuple[str, str, str, int]], options: RunOptions, use_cache: bool,
                prices: PriceTable, console: Console, report: TaskRunReport,
                providers: tuple[ModelProvider, ModelProvider] | None,
                executor: Executor | None = None) -> None:
+    """The candidates one after the other (each provider open only for its turn, so two
+    local models are never loaded at once); the judge is opened once and shared."""
     from eunomia.models import get_model
 
+    remote = executor is not None and executor.remote
     owned: list[ModelProvider] = []
+    sessions = AsyncExitStack()  # with a remote executor: one per model (and its limiter)
+    side: _JudgeSide | None = None
+    noted = False
+    try:
+        if jm is not None:
+            provider = providers[1] if providers is not None else get_model(jm.spec)
+            if providers is None:
+                owned.append(provider)
+            limiter = AdaptiveLimiter(1 if jm.serial and not remote else options.concurrency)
+            submit = None
+            if executor is not None and remote:
+                submit = await sessions.enter_async_context(executor.session(
+                    ModelChat(jm.spec, options.policy, chat_attempt), options.concurrency))
+            side = _JudgeSide(jm.name, provider, limiter, submit, ModelCaller(
+                provider, jm.name, "judge", policy=options.policy, limiter=limiter,
+                store=store, use_cache=use_cache, submit=submit))
+        for cand in cands:
+            concurrency = options.concurrency
+            if (cand.serial or (jm is not None and jm.serial)) and concurrency > 1 \
+                    and not remote:
+                if not noted:
+                    console.print("[yellow]note:[/] a local model answers one request at a "
+                                  f"time; concurrency lowered from {concurrency} to 1")
+                    noted = True
+                concurrency = 1
+            await _run_candidate(
+                store, run, suites, cand, judge, side, selection, repeats, done, options,
+                concurrency, use_cache, prices, console, report, providers, executor)
+    finally:
+        if side is not None:
+            report.requests_made += side.caller.requests_made
+            report.cache_hits += side.caller.cache_hits
+        await sessions.aclose()
+        for p in owned:
+            await p.close()
+
+
+@dataclass(slots=True)
+class _JudgeSide:
+    """The judge of a run, opened once and shared by every candidate."""
+
+    name: str
+    provider: ModelProvider
+    limiter: AdaptiveLimiter
+    submit: Submit[ChatJob, ChatOutcome] | None
+    caller: ModelCaller
+
+
+async def _run_candidate(
+    store: RunStore, run: RunInfo, suites: Sequence[TaskSuite], cand: Model,
+    judge: Judge | None, side: _JudgeSide | None, selection: TaskSelection,
+    repeats: int, done: set[tuple[str, str, str, int]], options: RunOptions, concurrency: int,
+    use_cache: bool, prices: PriceTable, console: Console, report: TaskRunReport,
+    providers: tuple[ModelProvider, ModelProvider] | None, executor: Executor | None,
+) -> None:
+    """Every selected case of one candidate model (its rows' target: ``cand.target``).
+
+    When the candidate is the judge's model, one provider, one limiter and one (remote)
+    session serve both roles.
+    """
+    from eunomia.models import get_model
+
+    remote = executor is not None and executor.remote
+    judge_caller = side.caller if side is not None else None
+    shared = side if side is not None and side.name == cand.name else None
+    owned: list[ModelProvider] = []
+    sessions = AsyncExitStack()
     if providers is not None:
         cand.provider = providers[0]
-        if jm is not None:
-            jm.provider = providers[1]
+    elif shared is not None:
+        cand.provider = shared.provider
     else:
         cand.provider = get_model(cand.spec)
         owned.append(cand.provider)
-        if jm is not None:
-            jm.provider = cand.provider if jm.name == cand.name else get_model(jm.spec)
-            if jm.provider is not cand.provider:
-                owned.append(jm.provider)
-    concurrency = options.concurrency
-    remote = executor is not None and executor.remote
-    if (cand.serial or (jm is not None and jm.serial)) and concurrency > 1 and not remote:
-        console.print("[yellow]note:[/] a local model answers one request at a time; "
-                      f"concurrency lowered from {concurrency} to 1")
-        concurrency = 1
-    limiter = AdaptiveLimiter(concurrency)
-    same = jm is not None and jm.name == cand.name
-    judge_limiter = limiter if jm is None or same else AdaptiveLimiter(concurrency)
-    target = cand.name
-    sessions = AsyncExitStack()  # with a remote executor: one per model (and its limiter)
-    cand_submit = judge_submit = None
-    if executor is not None and remote:
-        cand_submit = await sessions.enter_async_context(executor.session(
-            ModelChat(cand.spec, options.policy, chat_attempt), concurrency))
-        if jm is not None:
-            judge_submit = cand_submit if same else \
-                await sessions.enter_async_context(executor.session(
-                    ModelChat(jm.spec, options.policy, chat_attempt), concurrency))
-        concurrency = executor.in_flight(concurrency)
-    candidate = ModelCaller(cand.provider, cand.name, "candidate", policy=options.policy,
-                            limiter=limiter, store=store, use_cache=use_cache,
-                            submit=cand_submit)
-    judge_caller = None if jm is None or jm.provider is None else ModelCaller(
-        jm.provider, jm.name, "judge", policy=options.policy, limiter=judge_limiter,
-        store=store, use_cache=use_cache, submit=judge_submit)
-    rubrics = {s.name: Rubric.from_text(s.rubric, Path(s.rubric_path or s.path))
-               for s in suites if s.rubric}
-    guidance: dict[str, str] = {}
+    limiter = shared.limiter if shared is not None else AdaptiveLimiter(concurrency)
+    target = cand.target
+    cand_submit = None
+    candidate: ModelCaller | None = None
     try:
-        jobs = list(_jobs(suites, selection, repeats, target, done))
+        if executor is not None and remote:
+            cand_submit = shared.submit if shared is not None else \
+                await sessions.enter_async_context(executor.session(
+                    ModelChat(cand.spec, options.policy, chat_attempt), concurrency))
+            concurrency = executor.in_flight(concurrency)
+        candidate = ModelCaller(cand.provider, cand.name, "candidate", policy=options.policy,
+                                limiter=limiter, store=store, use_cache=use_cache,
+                                submit=cand_submit)
+        rubrics = {s.name: Rubric.from_text(s.rubric, Path(s.rubric_path or s.path))
+                   for s in suites if s.rubric}
+        guidance: dict[str, str] = {}
+        jobs = _jobs(suites, selection, repeats, target, done)
+        total = _count_jobs(suites, selection, repeats, target, done)
         invalid = [(s, n, reason, r) for r in range(repeats) for s in suites
                    for n, reason in selection.invalid(s)
                    if (s.name, target, n, r) not in done]
-        with CaseProgress(console, len(jobs) + len(invalid), "tasks") as progress:
+        label = "tasks" if len(run.targets) == 1 else f"{target} tasks"
+        with CaseProgress(console, total + len(invalid), label) as progress:
             for s, n, reason, r in invalid:
                 row, blobs = case_row(s.name, target, None, n, r, None, prices, error=reason)
                 store.record_case(run, row, blobs)
                 progress.advance(True)
 
-            async def job(j: _Job) -> tuple[_Job, CaseResult]:
+            async def job(j: _Job, candidate: ModelCaller = candidate) -> tuple[_Job, CaseResult]:
                 kind = get_kind(j.case.kind)
                 if kind.name not in guidance:
                     guidance[kind.name] = kind.guidance()
@@ -356,16 +477,16 @@ async def _run(store: RunStore, run: RunInfo, suites: Sequence[TaskSuite], cand:
                     err = _internal(exc)
                 return j, CaseResult(kind=j.case.kind, error=err, calls=ctx.calls)
 
-            async for j, result in stream_results(jobs, job, concurrency):
+            # the cases recorded since the consumer last waited are committed together
+            async for j, result in stream_results(jobs, job, concurrency, on_idle=store.flush):
                 row, blobs = case_row(j.suite.name, target, j.case, j.case.name, j.repeat,
                                       result, prices)
                 store.record_case(run, row, blobs)
                 progress.advance(result.status != "scored")
     finally:
-        report.requests_made = candidate.requests_made + \
-            (judge_caller.requests_made if judge_caller is not None else 0)
-        report.cache_hits = candidate.cache_hits + \
-            (judge_caller.cache_hits if judge_caller is not None else 0)
+        if candidate is not None:
+            report.requests_made += candidate.requests_made
+            report.cache_hits += candidate.cache_hits
         await sessions.aclose()
         for p in owned:
             await p.close()

@@ -5,14 +5,26 @@ cost and latency.
 
 Statistical units are cases: the scores of a case's repeats are averaged first, so a case
 run five times does not count five times in an interval.
+
+The summary is built incrementally (:class:`SummaryBuilder`), one stored case at a time:
+running counts and sums, and per case only small numbers in compact arrays (a case's mean
+score for each of its groups, its scores across repeats, its speed figures), so memory does
+not grow with what the cases hold. The intervals, agreements and fits are computed from
+those arrays at the end, by the same functions and in the same order as from a list of
+every case, so the figures are the same.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+import heapq
+import math
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean, stdev
+from typing import Any, overload
+
+import numpy as np
 
 from eunomia import defaults
 from eunomia.judge import SCORES
@@ -30,10 +42,43 @@ from eunomia.stats import (
     quadratic_weighted_kappa,
     quantile,
 )
+from eunomia.stats._validate import FloatArray
 from eunomia.tasks._model import LoadedCase
 from eunomia.tasks._result import CaseResult, CaseStatus
 
 GROUPINGS = ("kind", "category", "sub_category", "difficulty", "suite")
+FAILURES_KEPT = 100
+"""Unscored cases kept in :attr:`TasksSummary.failures` (all of them are counted, and
+written to ``failures.json``)."""
+_NAN = math.nan
+
+
+def _category(case: LoadedCase) -> str:
+    """The category, spelled as its kind's title when it names one (case-insensitive)."""
+    from eunomia.tasks.kinds import kind_for_category
+
+    kind = kind_for_category(case.category)
+    return kind.title if kind is not None else case.category
+
+
+@dataclass(frozen=True, slots=True)
+class CaseMeta:
+    """What summaries and tables need of a case; cases alike share one (see :meth:`of`)."""
+
+    kind: str
+    category: str
+    """As the case gives it (or its kind's name)."""
+    group_category: str
+    """The category spelled as its kind's title when it names one: the grouping value."""
+    sub_categories: tuple[str, ...]
+    difficulty: str
+    human_score: float | None
+
+    @classmethod
+    def of(cls, case: LoadedCase, shared: dict[CaseMeta, CaseMeta] | None = None) -> CaseMeta:
+        meta = cls(case.kind, case.category, _category(case), tuple(case.case.sub_categories),
+                   case.difficulty, case.case.human_score)
+        return meta if shared is None else shared.setdefault(meta, meta)
 
 
 @dataclass(slots=True)
@@ -50,11 +95,29 @@ class CaseRecord:
     cost: float | None = None
     cached: bool = False
     attempts: int = 0
+    meta: CaseMeta | None = None
+    """What is needed of the case when ``case`` itself is not at hand (exports from the
+    store look it up by name); otherwise taken from ``case``."""
 
     @property
     def score(self) -> float | None:
         return self.result.score if self.result is not None and self.status == "scored" \
             else None
+
+    @property
+    def info(self) -> CaseMeta | None:
+        if self.meta is not None:
+            return self.meta
+        return CaseMeta.of(self.case) if self.case is not None else None
+
+    @property
+    def failure(self) -> tuple[str, str, int, str, str] | None:
+        """(suite, case, repeat, status, reason) when the case was not scored."""
+        if self.status == "scored":
+            return None
+        reason = self.error or (self.result.feedback if self.result is not None else "") \
+            or self.status
+        return self.suite, self.case_name, self.repeat, self.status, reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,12 +166,107 @@ class RepeatStat:
     """Rounded score → share of the scored repeats."""
 
 
+class _Rows:
+    """Equality and ``repr`` of the compact row sequences: those of the list of rows."""
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (_Rows, list, tuple)):
+            mine: Sequence[Any] = self  # type: ignore[assignment]
+            theirs: Sequence[Any] = other  # type: ignore[assignment]
+            return len(mine) == len(theirs) and all(
+                a == b for a, b in zip(mine, theirs, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        rows: Sequence[Any] = self  # type: ignore[assignment]
+        return f"{type(self).__name__}({list(rows)!r})"
+
+
+def _repeat_stat(suite: str, name: str, row: Sequence[float | None]) -> RepeatStat:
+    scores = tuple(x for x in row if x is not None and not math.isnan(x))
+    labels = [round(x) for x in scores]
+    return RepeatStat(
+        suite=suite, case_name=name, scores=scores,
+        failed_repeats=len(row) - len(scores),
+        mean=fmean(scores) if scores else None,
+        stdev=stdev(scores) if len(scores) > 1 else None,
+        low=min(scores) if scores else None, high=max(scores) if scores else None,
+        flip_rate=flip_rate(labels),
+        distribution={k: v for k, v in distribution(labels).items() if isinstance(k, int)},
+    )
+
+
+class RepeatRows(_Rows, Sequence[RepeatStat]):
+    """Every case's :class:`RepeatStat`, in (suite, case) order, built on access from a
+    compact matrix of scores (cases × repeats, NaN where a repeat has no score)."""
+
+    def __init__(self, repeats: int, suites: list[str], suite_of: array[int],
+                 names: list[str], matrix: array[float]) -> None:
+        self.repeats = repeats
+        self._suites = suites
+        self._suite_of = suite_of
+        self._names = names
+        self._matrix = matrix
+        self._stdevs: array[float] | None = None
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def row(self, i: int) -> list[float | None]:
+        k = self.repeats
+        return [None if math.isnan(x) else x for x in self._matrix[i * k:(i + 1) * k]]
+
+    def _stat(self, i: int) -> RepeatStat:
+        return _repeat_stat(self._suites[self._suite_of[i]], self._names[i], self.row(i))
+
+    @overload
+    def __getitem__(self, index: int) -> RepeatStat: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[RepeatStat]: ...
+
+    def __getitem__(self, index: int | slice) -> RepeatStat | list[RepeatStat]:
+        if isinstance(index, slice):
+            return [self._stat(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("repeat row index out of range")
+        return self._stat(index)
+
+    def __iter__(self) -> Iterator[RepeatStat]:
+        return (self._stat(i) for i in range(len(self)))
+
+    def stdevs(self) -> array[float]:
+        """Each case's standard deviation across its scored repeats (NaN: fewer than two)."""
+        if self._stdevs is None:
+            out = array("d")
+            for i in range(len(self)):
+                scores = [x for x in self.row(i) if x is not None]
+                out.append(stdev(scores) if len(scores) > 1 else _NAN)
+            self._stdevs = out
+        return self._stdevs
+
+    def unstable(self, limit: int | None = None) -> list[RepeatStat]:
+        """Cases whose score changed (most spread first; ties in case order)."""
+        sds = self.stdevs()
+        moved = (i for i, sd in enumerate(sds) if not math.isnan(sd) and sd)
+        order = heapq.nsmallest(limit, moved, key=lambda i: -sds[i]) if limit is not None \
+            else sorted(moved, key=lambda i: -sds[i])
+        return [self._stat(i) for i in order]
+
+    def unstable_count(self) -> int:
+        return sum(1 for sd in self.stdevs() if not math.isnan(sd) and sd)
+
+
 @dataclass(frozen=True, slots=True)
 class RepeatConsistency:
     """Agreement of the candidate with itself across ``--repeat`` (cases × repeats)."""
 
     repeats: int
-    cases: list[RepeatStat]
+    cases: Sequence[RepeatStat]
     alpha: float | None
     """Krippendorff's alpha (interval), repeats as coders; missing repeats allowed."""
     icc: float | None
@@ -117,40 +275,93 @@ class RepeatConsistency:
     @property
     def unstable(self) -> list[RepeatStat]:
         """Cases whose score changed across repeats, most spread first."""
+        if isinstance(self.cases, RepeatRows):
+            return self.cases.unstable()
         return sorted((c for c in self.cases if c.stdev), key=lambda c: -(c.stdev or 0.0))
+
+    def most_unstable(self, n: int) -> list[RepeatStat]:
+        """The first ``n`` of :attr:`unstable` (without building the others)."""
+        if isinstance(self.cases, RepeatRows):
+            return self.cases.unstable(n)
+        return self.unstable[:n]
+
+    @property
+    def unstable_count(self) -> int:
+        if isinstance(self.cases, RepeatRows):
+            return self.cases.unstable_count()
+        return len(self.unstable)
+
+
+class _Repeats:
+    """Collects, per case, its scores across repeats (for :class:`RepeatConsistency`)."""
+
+    def __init__(self) -> None:
+        self.suites: list[str] = []
+        self._suite_index: dict[str, int] = {}
+        self.suite_of = array("q")
+        self.names: list[str] = []
+        self.index: dict[tuple[str, str], int] | None = None
+        """Case -> row, only when cases may come back (a plain list of records)."""
+        self._case = array("q")
+        self._repeat = array("q")
+        self._score = array("d")
+        self.max_repeat = -1
+
+    def new_case(self, suite: str, name: str) -> int:
+        if self.index is not None:
+            found = self.index.get((suite, name))
+            if found is not None:
+                return found
+        si = self._suite_index.get(suite)
+        if si is None:
+            si = self._suite_index[suite] = len(self.suites)
+            self.suites.append(suite)
+        self.suite_of.append(si)
+        self.names.append(name)
+        if self.index is not None:
+            self.index[(suite, name)] = len(self.names) - 1
+        return len(self.names) - 1
+
+    def add(self, case: int, repeat: int, score: float | None) -> None:
+        self._case.append(case)
+        self._repeat.append(repeat)
+        self._score.append(_NAN if score is None else score)
+        self.max_repeat = max(self.max_repeat, repeat)
+
+    def result(self) -> RepeatConsistency | None:
+        repeats = 1 + max(self.max_repeat, 0)
+        if repeats < 2:
+            return None
+        n = len(self.names)
+        rows = [_NAN] * (n * repeats)
+        for c, r, s in zip(self._case, self._repeat, self._score, strict=True):
+            rows[c * repeats + r] = s  # a later record of the same repeat wins
+        order = sorted(range(n), key=lambda i: (self.suites[self.suite_of[i]], self.names[i]))
+        matrix = array("d")
+        suite_of = array("q")
+        names: list[str] = []
+        for i in order:
+            matrix.extend(rows[i * repeats:(i + 1) * repeats])
+            suite_of.append(self.suite_of[i])
+            names.append(self.names[i])
+        del rows
+        table = RepeatRows(repeats, self.suites, suite_of, names, matrix)
+        units = [table.row(i) for i in range(n)]
+        complete = [[float(x) for x in u if x is not None] for u in units
+                    if all(x is not None for x in u)]
+        alpha = krippendorff_alpha(units, "interval")
+        del units
+        return RepeatConsistency(repeats=repeats, cases=table, alpha=alpha,
+                                 icc=icc(complete) if len(complete) >= 2 else None)
 
 
 def repeat_consistency(records: Sequence[CaseRecord]) -> RepeatConsistency | None:
     """None when the run has a single repeat."""
-    repeats = 1 + max((r.repeat for r in records), default=0)
-    if repeats < 2:
-        return None
-    per_case: dict[tuple[str, str], dict[int, float | None]] = defaultdict(dict)
+    rep = _Repeats()
+    rep.index = {}
     for r in records:
-        per_case[(r.suite, r.case_name)][r.repeat] = r.score
-    cases: list[RepeatStat] = []
-    units: list[list[float | None]] = []
-    for (suite, name), by_repeat in sorted(per_case.items()):
-        row = [by_repeat.get(k) for k in range(repeats)]
-        units.append(row)
-        scores = tuple(x for x in row if x is not None)
-        labels = [round(x) for x in scores]
-        cases.append(RepeatStat(
-            suite=suite, case_name=name, scores=scores,
-            failed_repeats=repeats - len(scores),
-            mean=fmean(scores) if scores else None,
-            stdev=stdev(scores) if len(scores) > 1 else None,
-            low=min(scores) if scores else None, high=max(scores) if scores else None,
-            flip_rate=flip_rate(labels),
-            distribution={k: v for k, v in distribution(labels).items() if isinstance(k, int)},
-        ))
-    complete = [[float(x) for x in u if x is not None] for u in units
-                if all(x is not None for x in u)]
-    return RepeatConsistency(
-        repeats=repeats, cases=cases,
-        alpha=krippendorff_alpha(units, "interval"),
-        icc=icc(complete) if len(complete) >= 2 else None,
-    )
+        rep.add(rep.new_case(r.suite, r.case_name), r.repeat, r.score)
+    return rep.result()
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +376,66 @@ class SpeedRow:
     time_to_first_token_s: float | None
     words_per_second: float | None
     length_adherence: float | None
+
+
+_SPEED_FIELDS = 7
+
+
+class SpeedRows(_Rows, Sequence[SpeedRow]):
+    """The inference-speed rows of a run, in record order, kept as compact numbers."""
+
+    def __init__(self) -> None:
+        self._suites: list[str] = []
+        self._suite_of = array("q")
+        self._names: list[str] = []
+        self._repeats = array("q")
+        self._values = array("d")
+
+    def append(self, row: SpeedRow) -> None:
+        if not self._suites or self._suites[-1] != row.suite:
+            self._suites.append(row.suite)
+        self._suite_of.append(len(self._suites) - 1)
+        self._names.append(row.case_name)
+        self._repeats.append(row.repeat)
+        self._values.extend(_NAN if v is None else float(v) for v in (
+            row.expected_words, row.output_words, row.output_tokens, row.latency_s,
+            row.time_to_first_token_s, row.words_per_second, row.length_adherence))
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def _row(self, i: int) -> SpeedRow:
+        v = [None if math.isnan(x) else x
+             for x in self._values[i * _SPEED_FIELDS:(i + 1) * _SPEED_FIELDS]]
+        return SpeedRow(self._suites[self._suite_of[i]], self._names[i], self._repeats[i],
+                        None if v[0] is None else int(v[0]), int(v[1] or 0), int(v[2] or 0),
+                        v[3], v[4], v[5], v[6])
+
+    @overload
+    def __getitem__(self, index: int) -> SpeedRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[SpeedRow]: ...
+
+    def __getitem__(self, index: int | slice) -> SpeedRow | list[SpeedRow]:
+        if isinstance(index, slice):
+            return [self._row(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("speed row index out of range")
+        return self._row(index)
+
+    def __iter__(self) -> Iterator[SpeedRow]:
+        return (self._row(i) for i in range(len(self)))
+
+    def points(self) -> Iterator[tuple[float, float]]:
+        """(output words, latency) of the rows with a (non-zero) latency, in order."""
+        v = self._values
+        for i in range(len(self)):
+            latency = v[i * _SPEED_FIELDS + 3]
+            if latency and not math.isnan(latency):
+                yield v[i * _SPEED_FIELDS + 1], latency
 
 
 @dataclass(slots=True)
@@ -182,112 +453,130 @@ class TasksSummary:
     agreement: Agreement | None = None
     repeat_consistency: RepeatConsistency | None = None
     """With ``--repeat`` > 1: how the candidate's scores moved across repeats."""
-    speed: list[SpeedRow] = field(default_factory=list)
+    speed: Sequence[SpeedRow] = field(default_factory=list)
     speed_fit: LinearFit | None = None
     """Latency (s) against output words."""
     candidate_tokens: tuple[int, int] = (0, 0)
     judge_tokens: tuple[int, int] = (0, 0)
     cost: float | None = None
+    candidate_cost: float | None = None
+    """The candidate's calls only (the judge's left out): what the model under test cost."""
     unknown_models: list[str] = field(default_factory=list)
     latency_mean_s: float | None = None
     latency_p95_s: float | None = None
     cache_hits: int = 0
     failures: list[tuple[str, str, int, str, str]] = field(default_factory=list)
-    """(suite, case, repeat, status, reason) of every case not scored."""
+    """(suite, case, repeat, status, reason) of the first :data:`FAILURES_KEPT` cases not
+    scored (``failures.json`` lists all of them)."""
+    failure_count: int = 0
+    """Cases not scored (every one counted)."""
 
 
-
-def _category(case: LoadedCase) -> str:
-    """The category, spelled as its kind's title when it names one (case-insensitive)."""
-    from eunomia.tasks.kinds import kind_for_category
-
-    kind = kind_for_category(case.category)
-    return kind.title if kind is not None else case.category
-
-
-def _group_keys(rec: CaseRecord) -> dict[str, list[str]]:
-    case = rec.case
-    if case is None:
-        return {"suite": [rec.suite]}
-    return {
-        "kind": [case.kind],
-        "category": [_category(case)],
-        "sub_category": case.case.sub_categories or ["(none)"],
-        "difficulty": [case.difficulty],
-        "suite": [rec.suite],
-    }
+def _group_values(suite: str, meta: CaseMeta | None) -> Iterator[tuple[str, str]]:
+    if meta is None:
+        yield "suite", suite
+        return
+    yield "kind", meta.kind
+    yield "category", meta.group_category
+    for sub in meta.sub_categories or ("(none)",):
+        yield "sub_category", sub
+    yield "difficulty", meta.difficulty
+    yield "suite", suite
 
 
-def _stat(grouping: str, value: str, records: Sequence[CaseRecord],
-          weights: Mapping[str, float]) -> GroupStat:
-    by_case: dict[tuple[str, str], list[float]] = defaultdict(list)
-    weight_of: dict[tuple[str, str], float] = {}
-    for r in records:
-        key = (r.suite, r.case_name)
-        weight_of[key] = weights.get(r.case.difficulty if r.case else "", 1.0)
-        if r.score is not None:
-            by_case[key].append(r.score)
-    keys = list(by_case)
-    values = [fmean(by_case[k]) for k in keys]
-    w = [weight_of[k] for k in keys]
-    opts = {"confidence": defaults.CONFIDENCE, "resamples": defaults.BOOTSTRAP_RESAMPLES,
-            "seed": defaults.BOOTSTRAP_SEED}
-    checks = [c for r in records if r.result is not None for c in r.result.all_checks()]
-    return GroupStat(
-        grouping, value, cases=len(records),
-        scored=sum(r.status == "scored" for r in records),
-        unscored=sum(r.status == "unscored" for r in records),
-        failed=sum(r.status in ("failed", "invalid") for r in records),
-        mean=bootstrap_mean_ci(values, **opts),  # type: ignore[arg-type]
-        weighted=bootstrap_mean_ci(values, w, **opts),  # type: ignore[arg-type]
-        checks_passed=sum(c.passed for c in checks), checks_total=len(checks),
-    )
+class _Group:
+    """One group's running counts and its scored cases (rows of the builder's arrays of
+    case means and weights: 4 bytes per case and group)."""
+
+    __slots__ = ("cases", "checks_passed", "checks_total", "failed", "rows", "scored",
+                 "unscored")
+
+    def __init__(self) -> None:
+        self.cases = self.scored = self.unscored = self.failed = 0
+        self.checks_passed = self.checks_total = 0
+        self.rows = array("i")
+
+    def stat(self, grouping: str, value: str, means: FloatArray, weights: FloatArray
+             ) -> GroupStat:
+        opts: dict[str, Any] = {"confidence": defaults.CONFIDENCE,
+                                "resamples": defaults.BOOTSTRAP_RESAMPLES,
+                                "seed": defaults.BOOTSTRAP_SEED}
+        rows = np.frombuffer(self.rows, dtype=np.dtype(f"i{self.rows.itemsize}")) \
+            if self.rows else np.zeros(0, dtype=np.intp)
+        values = means[rows]
+        return GroupStat(
+            grouping, value, cases=self.cases, scored=self.scored, unscored=self.unscored,
+            failed=self.failed, mean=bootstrap_mean_ci(values, **opts),  # type: ignore[arg-type]
+            weighted=bootstrap_mean_ci(values, weights[rows], **opts),  # type: ignore[arg-type]
+            checks_passed=self.checks_passed, checks_total=self.checks_total,
+        )
 
 
-def agreement(records: Sequence[CaseRecord], judge_repeats: int) -> Agreement:
-    """The judge's agreement with itself (across repeats) and with the human scores."""
-    units: list[list[float | None]] = []
-    for r in records:
-        if r.result is None:
-            continue
-        groups = [r.result.verdicts, *(t.verdicts for t in r.result.turns)]
-        for verdicts in groups:
-            if len(verdicts) >= 2:
-                units.append([float(v.score) if v.score is not None else None
-                              for v in verdicts])
-    complete = [[float(x) for x in u if x is not None] for u in units
-                if all(x is not None for x in u)]
-    human: list[float] = []
-    judged: list[float] = []
-    per_case: dict[tuple[str, str], list[float]] = defaultdict(list)
-    humans: dict[tuple[str, str], float] = {}
-    for r in records:
-        if r.case is None or r.case.case.human_score is None:
-            continue
-        key = (r.suite, r.case_name)
-        humans[key] = r.case.case.human_score
-        if r.score is not None:
-            per_case[key].append(r.score)
-    for key, scores in per_case.items():
-        human.append(humans[key])
-        judged.append(fmean(scores))
-    return Agreement(
-        judge_repeats=judge_repeats, answers=len(units),
-        alpha=krippendorff_alpha(units, "interval") if units else None,
-        icc=icc(complete) if complete else None,
-        human_cases=len(human),
-        qwk=quadratic_weighted_kappa([round(h) for h in human], [round(j) for j in judged],
-                                     list(SCORES)) if human else None,
-        mad=mean_absolute_difference(human, judged) if human else None,
-    )
+class SummaryBuilder:
+    """A :class:`TasksSummary` built one stored case at a time (:meth:`add`, then
+    :meth:`finish`).
 
+    A case's records (its repeats) must come one after the other, as the run store gives
+    them (ordered by suite, case, repeat); the figures are then those of :func:`summarize`
+    on the list of every record. ``repeats`` (1 + the highest repeat among the records
+    that are not invalid), when known, spares keeping what ``--repeat`` > 1 needs.
+    """
 
-def summarize(records: Iterable[CaseRecord], *, candidate: str, judge: str,
-              weights: Mapping[str, float], judge_repeats: int = 1,
-              prices: PriceTable | None = None) -> TasksSummary:
-    recs = list(records)
-    out = TasksSummary(candidate, judge, dict(weights), total=len(recs))
-    for r in recs:
+    def __init__(self, *, candidate: str, judge: str, weights: Mapping[str, float],
+                 judge_repeats: int = 1, prices: PriceTable | None = None,
+                 repeats: int | None = None) -> None:
+        self.out = TasksSummary(candidate, judge, dict(weights))
+        self._weights = weights
+        self._judge_repeats = judge_repeats
+        self._prices = prices
+        self._overall = _Group()
+        self._groups: dict[str, dict[str, _Group]] = {g: {} for g in GROUPINGS}
+        self._key: tuple[str, str] | None = None
+        self._case_groups: list[_Group] = []
+        self._case_scores: list[float] = []
+        self._case_weight = 1.0
+        self._case_human: float | None = None
+        self._case_row = -1
+        self._repeats = _Repeats() if repeats is None or repeats >= 2 else None
+        self._units = array("d")
+        self._unit_sizes = array("q")
+        self._means = array("d")
+        """Each scored case's mean score (over its scored repeats), in case order."""
+        self._mean_weights = array("d")
+        """Each scored case's weight (by its difficulty)."""
+        self._human = array("d")
+        self._judged = array("d")
+        self._tokens = [0, 0, 0, 0]
+        self._calls: dict[str, list[int]] = {}
+        self._candidate_calls: dict[str, list[int]] = {}
+        self._latencies = array("d")
+        self._speed = SpeedRows()
+        self.out.speed = self._speed
+
+    def _group(self, grouping: str, value: str) -> _Group:
+        found = self._groups[grouping].get(value)
+        if found is None:
+            found = self._groups[grouping][value] = _Group()
+        return found
+
+    def _close_case(self) -> None:
+        scores = self._case_scores
+        if self._key is not None and scores:
+            mean = fmean(scores)
+            row = len(self._means)
+            self._means.append(mean)
+            self._mean_weights.append(self._case_weight)
+            for g in dict.fromkeys(self._case_groups):  # one unit per case and group
+                g.rows.append(row)
+            if self._case_human is not None:
+                self._human.append(self._case_human)
+                self._judged.append(mean)
+        self._key = None
+        self._case_scores = []
+
+    def add(self, r: CaseRecord) -> None:
+        out = self.out
+        out.total += 1
         if r.status == "scored":
             out.scored += 1
         elif r.status == "unscored":
@@ -296,47 +585,179 @@ def summarize(records: Iterable[CaseRecord], *, candidate: str, judge: str,
             out.invalid += 1
         else:
             out.failed += 1
-        if r.status != "scored":
-            reason = r.error or (r.result.feedback if r.result is not None else "") or r.status
-            out.failures.append((r.suite, r.case_name, r.repeat, r.status, reason))
+        failure = r.failure
+        if failure is not None:
+            out.failure_count += 1
+            if len(out.failures) < FAILURES_KEPT:
+                out.failures.append(failure)
         out.cache_hits += int(r.cached)
-    usable = [r for r in recs if r.status != "invalid"]
-    out.overall = _stat("overall", "all", usable, weights)
-    for grouping in GROUPINGS:
-        members: dict[str, list[CaseRecord]] = defaultdict(list)
-        for r in usable:
-            for value in _group_keys(r).get(grouping, []):
-                members[value].append(r)
-        for value in sorted(members):
-            out.groups.append(_stat(grouping, value, members[value], weights))
-    out.agreement = agreement(usable, judge_repeats)
-    out.repeat_consistency = repeat_consistency(usable)
-    results = [r.result for r in usable if r.result is not None]
-    ci = sum(a for res in results for a in [res.usage("candidate")[0]])
-    co = sum(res.usage("candidate")[1] for res in results)
-    ji = sum(res.usage("judge")[0] for res in results)
-    jo = sum(res.usage("judge")[1] for res in results)
-    out.candidate_tokens, out.judge_tokens = (ci, co), (ji, jo)
-    if prices is not None:
-        counts = [TokenCount(c.model, c.input_tokens, c.output_tokens, c.cached_input_tokens)
-                  for res in results for c in res.calls]
-        cost = prices.summarize(counts)
-        out.cost = cost.total_cost
-        out.unknown_models = sorted(set(cost.unknown_models))
-    latencies = [res.candidate_latency_s for res in results
-                 if res.candidate_latency_s is not None]
-    out.latency_mean_s = fmean(latencies) if latencies else None
-    out.latency_p95_s = quantile(latencies, 0.95)
-    for r in usable:
-        if r.result is None or r.result.speed is None:
-            continue
-        s = r.result.speed
-        out.speed.append(SpeedRow(r.suite, r.case_name, r.repeat, s.expected_words,
-                                  s.output_words, s.output_tokens, s.latency_s,
-                                  s.time_to_first_token_s, s.words_per_second,
-                                  s.length_adherence))
-    points = [(float(s.output_words), s.latency_s) for s in out.speed if s.latency_s]
-    if len(points) >= 2 and len({x for x, _ in points}) >= 2:
-        out.speed_fit = linear_fit([x for x, _ in points], [y for _, y in points],
-                                   defaults.CONFIDENCE)
-    return out
+        if r.status == "invalid":
+            return
+        key = (r.suite, r.case_name)
+        if key != self._key:
+            self._close_case()
+            self._key = key
+            meta = r.info
+            self._case_groups = [self._overall, *(self._group(g, v)
+                                                  for g, v in _group_values(r.suite, meta))]
+            self._case_weight = self._weights.get(meta.difficulty if meta else "", 1.0)
+            self._case_human = meta.human_score if meta is not None else None
+            if self._repeats is not None:
+                self._case_row = self._repeats.new_case(r.suite, r.case_name)
+        res = r.result
+        checks = res.all_checks() if res is not None else []
+        passed = sum(c.passed for c in checks)
+        scored, unscored = r.status == "scored", r.status == "unscored"
+        failed = r.status == "failed"
+        for g in self._case_groups:
+            g.cases += 1
+            g.scored += scored
+            g.unscored += unscored
+            g.failed += failed
+            g.checks_passed += passed
+            g.checks_total += len(checks)
+        score = r.score
+        if score is not None:
+            self._case_scores.append(score)
+        if self._repeats is not None:
+            self._repeats.add(self._case_row, r.repeat, score)
+        if res is None:
+            return
+        for verdicts in (res.verdicts, *(t.verdicts for t in res.turns)):
+            if len(verdicts) >= 2:
+                self._unit_sizes.append(len(verdicts))
+                self._units.extend(_NAN if v.score is None else float(v.score)
+                                   for v in verdicts)
+        tokens = self._tokens
+        for c in res.calls:
+            if c.role == "candidate":
+                tokens[0] += c.input_tokens
+                tokens[1] += c.output_tokens
+            elif c.role == "judge":
+                tokens[2] += c.input_tokens
+                tokens[3] += c.output_tokens
+            if self._prices is not None:
+                _count_tokens(self._calls, c.model, c.input_tokens, c.output_tokens,
+                              c.cached_input_tokens)
+                if c.role == "candidate":
+                    _count_tokens(self._candidate_calls, c.model, c.input_tokens,
+                                  c.output_tokens, c.cached_input_tokens)
+        latency = res.candidate_latency_s
+        if latency is not None:
+            self._latencies.append(latency)
+        s = res.speed
+        if s is not None:
+            self._speed.append(SpeedRow(
+                r.suite, r.case_name, r.repeat, s.expected_words, s.output_words,
+                s.output_tokens, s.latency_s, s.time_to_first_token_s, s.words_per_second,
+                s.length_adherence))
+
+    def _agreement(self) -> Agreement:
+        units: list[list[float | None]] = []
+        start = 0
+        for size in self._unit_sizes:
+            units.append([None if math.isnan(x) else x
+                          for x in self._units[start:start + size]])
+            start += size
+        complete = [[float(x) for x in u if x is not None] for u in units
+                    if all(x is not None for x in u)]
+        human, judged = list(self._human), list(self._judged)
+        return Agreement(
+            judge_repeats=self._judge_repeats, answers=len(units),
+            alpha=krippendorff_alpha(units, "interval") if units else None,
+            icc=icc(complete) if complete else None,
+            human_cases=len(human),
+            qwk=quadratic_weighted_kappa([round(h) for h in human],
+                                         [round(j) for j in judged], list(SCORES))
+            if human else None,
+            mad=mean_absolute_difference(human, judged) if human else None,
+        )
+
+    def finish(self) -> TasksSummary:
+        self._close_case()
+        out = self.out
+        means = np.frombuffer(self._means, dtype=np.float64) if self._means \
+            else np.zeros(0, dtype=np.float64)
+        weights = np.frombuffer(self._mean_weights, dtype=np.float64) if self._mean_weights \
+            else np.zeros(0, dtype=np.float64)
+        out.overall = self._overall.stat("overall", "all", means, weights)
+        for grouping in GROUPINGS:
+            members = self._groups[grouping]
+            for value in sorted(members):
+                out.groups.append(members[value].stat(grouping, value, means, weights))
+        out.agreement = self._agreement()
+        out.repeat_consistency = self._repeats.result() if self._repeats is not None else None
+        ci, co, ji, jo = self._tokens
+        out.candidate_tokens, out.judge_tokens = (ci, co), (ji, jo)
+        if self._prices is not None:
+            cost = self._prices.summarize(_counts(self._calls))
+            out.cost = cost.total_cost
+            out.candidate_cost = self._prices.summarize(
+                _counts(self._candidate_calls)).total_cost
+            out.unknown_models = sorted(set(cost.unknown_models))
+        latencies = self._latencies
+        out.latency_mean_s = fmean(latencies) if latencies else None
+        out.latency_p95_s = quantile(latencies, 0.95)
+        points = list(self._speed.points())
+        if len(points) >= 2 and len({x for x, _ in points}) >= 2:
+            out.speed_fit = linear_fit([x for x, _ in points], [y for _, y in points],
+                                       defaults.CONFIDENCE)
+        return out
+
+
+def _count_tokens(acc: dict[str, list[int]], model: str, i: int, o: int, k: int) -> None:
+    found = acc.get(model)
+    if found is None:
+        acc[model] = [i, o, k]
+    else:
+        found[0] += i
+        found[1] += o
+        found[2] += k
+
+
+def _counts(acc: dict[str, list[int]]) -> list[TokenCount]:
+    """One count per model, in order of first call: what ``PriceTable.summarize`` adds up
+    from every call (token counts are integers, so adding them first changes nothing)."""
+    return [TokenCount(model, i, o, k) for model, (i, o, k) in acc.items()]
+
+
+def agreement(records: Sequence[CaseRecord], judge_repeats: int) -> Agreement:
+    """The judge's agreement with itself (across repeats) and with the human scores."""
+    builder = SummaryBuilder(candidate="", judge="", weights={}, judge_repeats=judge_repeats,
+                             repeats=1)
+    for r in _grouped(records):
+        if r.status != "invalid":
+            builder.add(r)
+    builder._close_case()
+    return builder._agreement()
+
+
+def _grouped(records: Iterable[CaseRecord]) -> list[CaseRecord]:
+    """The records with each case's records together (first appearance order kept)."""
+    recs = list(records)
+    first: dict[tuple[str, str], int] = {}
+    together = True
+    last: tuple[str, str] | None = None
+    for i, r in enumerate(recs):
+        key = (r.suite, r.case_name)
+        if key != last and key in first:
+            together = False
+        first.setdefault(key, i)
+        last = key
+    if together:
+        return recs
+    return sorted(recs, key=lambda r: first[(r.suite, r.case_name)])
+
+
+def summarize(records: Iterable[CaseRecord], *, candidate: str, judge: str,
+              weights: Mapping[str, float], judge_repeats: int = 1,
+              prices: PriceTable | None = None) -> TasksSummary:
+    """The summary of a list of records (a case's records are taken together)."""
+    recs = _grouped(records)
+    usable = [r.repeat for r in recs if r.status != "invalid"]
+    builder = SummaryBuilder(candidate=candidate, judge=judge, weights=weights,
+                             judge_repeats=judge_repeats, prices=prices,
+                             repeats=1 + max(usable, default=0))
+    for r in recs:
+        builder.add(r)
+    return builder.finish()

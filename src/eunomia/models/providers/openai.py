@@ -13,11 +13,13 @@ timeouts, 408/425/429 and 5xx are retryable (429 also ``rate_limited``, with
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
 
 import aiohttp
+import orjson
 
 from eunomia import defaults
 from eunomia.errors import redact
@@ -26,6 +28,8 @@ from eunomia.models._types import ChatRequest, ChatResult, Usage
 from eunomia.scheduler import CallError, parse_retry_after, retryable_status
 
 _ERROR_BODY_MAX = 300
+_LONG_NUMBER = re.compile(rb"\d{19}")
+"""orjson reads integers beyond 64 bits as floats; the json module keeps them exact."""
 
 
 class OpenAIProvider:
@@ -123,14 +127,13 @@ class OpenAIProvider:
         started = time.perf_counter()
         try:
             async with session.post(
-                self.url, json=body, headers=self._headers, params=self._query or None
+                self.url, data=_dumps(body), headers=self._headers, params=self._query or None
             ) as response:
                 if response.status >= 400:
                     raise await self._status_error(response)
                 if request.stream:
                     return await self._read_stream(response, request, started)
-                raw_text = await response.text()
-                payload = _json_body(raw_text, self.url, response.status)
+                payload = await _read_json(response, self.url)
                 return self._result(payload, request, started, None)
         except CallError:
             raise
@@ -274,6 +277,26 @@ def _usage(raw: Any) -> Usage:
         output_tokens=int(raw.get("completion_tokens") or 0),
         cached_input_tokens=int(cached or 0),
     )
+
+
+def _dumps(body: dict[str, Any]) -> bytes:
+    """The request body (``Content-Type: application/json`` is among the headers)."""
+    try:
+        return orjson.dumps(body)
+    except (TypeError, orjson.JSONEncodeError):  # e.g. an extra_body orjson cannot encode
+        return json.dumps(body).encode()
+
+
+async def _read_json(response: aiohttp.ClientResponse, url: str) -> Any:
+    """The decoded JSON answer: orjson on the bytes when they are UTF-8 (as JSON is), else
+    (or when orjson refuses them) the text as aiohttp decodes it, through the json module."""
+    raw = await response.read()
+    if response.get_encoding().lower() in ("utf-8", "utf8") and not _LONG_NUMBER.search(raw):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return _json_body(await response.text(), url, response.status)
 
 
 def _json_body(text: str, url: str, status: int) -> Any:

@@ -24,6 +24,14 @@ from eunomia.errors import EunomiaError
 from eunomia.exports import outcome_from_row
 from eunomia.pricing import PriceTable
 from eunomia.records import CaseOutcome
+from eunomia.report._leaderboard import (
+    SCENARIO_COLUMNS,
+    TASK_COLUMNS,
+    Columns,
+    LeaderboardRow,
+    rank,
+    scenario_row,
+)
 from eunomia.scenarios import Scenario, scenario_from_json
 from eunomia.scoring import ConsistencySummary, ScenarioSummary
 from eunomia.stats import quantile
@@ -247,6 +255,8 @@ class GroupReport:
     latency: LatencyStats = field(default_factory=lambda: LatencyStats(()))
     case_scores: dict[str, float] = field(default_factory=dict)
     """Mean score of each scored case over its repeats (for comparisons)."""
+    summary: ScenarioSummary | None = None
+    """A scenario group's aggregates (for the leaderboard of a matrix run)."""
 
     @property
     def key(self) -> str:
@@ -278,6 +288,9 @@ class RunReport:
     latency: LatencyStats = field(default_factory=lambda: LatencyStats(()))
     cases: list[CaseLine] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    leaderboard: list[LeaderboardRow] = field(default_factory=list)
+    """With several targets (a matrix run): one ranked row per target, as in the terminal."""
+    leaderboard_columns: Columns = SCENARIO_COLUMNS
 
     @property
     def structured(self) -> bool:
@@ -322,7 +335,33 @@ def build_run_report(store: RunStore, run: RunInfo, *,
                 group = _generic_group(suite.name, target, kind, target_rows, model_costs)
             report.groups.append(group)
     report.model_costs = [acc.result(name) for name, acc in sorted(model_costs.items())]
+    if len(run.targets) > 1:
+        _add_leaderboard(store, run, report)
     return report
+
+
+def _add_leaderboard(store: RunStore, run: RunInfo, report: RunReport) -> None:
+    """The same rows as the terminal's leaderboard at the end of the run."""
+    if run.kind == "scenarios":
+        groups = [g for g in report.groups if g.summary is not None]
+        report.leaderboard = rank([scenario_row(
+            t, [g.summary for g in groups if g.target == t and g.summary is not None],
+            [g.consistency.kappa for g in groups if g.target == t and g.consistency])
+            for t in run.targets])
+    elif run.kind == "tasks":
+        from eunomia.exports._task_files import summarize_records, task_records
+        from eunomia.tasks._report import task_row
+
+        rows = []
+        try:
+            for target in run.targets:
+                _, records, prices = task_records(store, run, target)
+                rows.append(task_row(target, summarize_records(run, target, records, prices)))
+        except (EunomiaError, KeyError, TypeError, ValueError, ValidationError):
+            report.notes.append("the stored suites cannot be read; no leaderboard")
+            return
+        report.leaderboard = rank(rows)
+        report.leaderboard_columns = TASK_COLUMNS
 
 
 @dataclass(slots=True)
@@ -409,7 +448,7 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
         for line in o.cost.details:
             costs.setdefault(line.llm, _CostAcc()).add(
                 1, line.input_tokens, line.output_tokens, line.total)
-    group = GroupReport(scenario.name, target, "scenarios")
+    group = GroupReport(scenario.name, target, "scenarios", summary=summary)
     group.total, group.failed = summary.total, summary.failed
     group.mean_score = summary.average_score_percent
     group.detection_rate = summary.detected / summary.scored if summary.scored else None

@@ -1,0 +1,221 @@
+"""The matrix file (YAML): several targets or candidate models on the same suites, one run.
+
+Scenarios, for ``eunomia run --matrix FILE``::
+
+    scenarios: [examples/scenarios]       # scenario folders, relative to this file
+    targets:                              # as --target: athena[:<url>], example, llm:<spec>
+      - example
+      - athena:http://localhost:5100/modules/modeling/module_modeling_llm
+      - llm:openai:gpt-4o-mini
+    repeat: 3
+
+Judged task suites, for ``eunomia eval --matrix FILE``::
+
+    suites: [examples/tasks/ecommerce]    # suite files or folders, relative to this file
+    models:                               # as --model, or a mapping
+      - openai:gpt-4o-mini
+      - name: mini-warm                   # its name in the results (default: the spec)
+        spec: openai:gpt-4o-mini
+        settings: {temperature: 0.8}      # generation settings, as in models.yml
+    judge: local                          # and judge_repeats, weights, rubric
+    repeat: 2
+
+Both take the run options ``run_name``, ``repeat``, ``cases``, ``max_cases``,
+``concurrency``, ``timeout`` and ``retries``. Every problem is reported with the file, the
+key path and the line; nothing is run until the whole file is valid.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+from eunomia.errors import Diagnostic, EunomiaError
+from eunomia.models import ModelsConfig, ModelSpec, SettingsOverride, load_config, resolve_spec
+from eunomia.yamlfile import YamlDocument, YamlFileError, diag_at, read_yaml, validate_document
+
+_RUN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+_EXTRA = "Extra inputs are not permitted"
+_NO_JUDGE = "none"
+
+
+class _Options(BaseModel):
+    """The run options both kinds of matrix may set (the command line overrides them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_name: str | None = Field(default=None, pattern=_RUN_NAME)
+    repeat: int | None = Field(default=None, ge=1)
+    cases: list[str] | None = None
+    """Case globs, as ``--case``."""
+    max_cases: int | None = Field(default=None, ge=1)
+    concurrency: int | None = Field(default=None, ge=1)
+    timeout: float | None = Field(default=None, gt=0)
+    retries: int | None = Field(default=None, ge=0)
+    _path: Path = PrivateAttr(default=Path("matrix.yml"))
+
+    @property
+    def path(self) -> Path:
+        """The file this matrix was read from."""
+        return self._path
+
+    def resolve(self, relative: str) -> Path:
+        """A path written in the file: relative ones are relative to the file's folder."""
+        path = Path(relative).expanduser()
+        return path if path.is_absolute() else self._path.parent / path
+
+
+class ScenarioMatrix(_Options):
+    """``eunomia run --matrix``: scenario folders × targets."""
+
+    scenarios: list[str] = Field(default_factory=list)
+    targets: list[str] = Field(default_factory=list)
+
+    def scenario_paths(self) -> list[Path]:
+        return [self.resolve(p) for p in self.scenarios]
+
+
+class MatrixModel(BaseModel):
+    """A candidate model: a spec (``openai:gpt-4o-mini``, an alias of ``models.yml``...),
+    optionally its name in the run and generation settings applied on top of the spec's."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    spec: str = Field(min_length=1)
+    name: str | None = Field(default=None, min_length=1, max_length=100)
+    settings: SettingsOverride = SettingsOverride()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_spec(cls, data: Any) -> Any:
+        return {"spec": data} if isinstance(data, str) else data
+
+    def resolve(self, config: ModelsConfig | None = None) -> tuple[str, ModelSpec]:
+        """(name in the run, resolved spec with the settings applied); raises EunomiaError."""
+        spec = resolve_spec(self.spec, config)
+        spec = dataclasses.replace(spec, settings=self.settings.apply(spec.settings))
+        return self.name or spec.spec, spec
+
+    def to_json(self) -> dict[str, Any]:
+        """What is stored with a run so ``--resume`` rebuilds the same model."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class TaskMatrix(_Options):
+    """``eunomia eval --matrix``: task suites × candidate models, with one judge."""
+
+    suites: list[str] = Field(default_factory=list)
+    models: list[MatrixModel] = Field(default_factory=list)
+    judge: str | None = Field(default=None, min_length=1)
+    judge_repeats: int | None = Field(default=None, ge=1)
+    weights: dict[Literal["easy", "medium", "hard"], Annotated[float, Field(ge=0)]] | None = None
+    rubric: str | None = Field(default=None, min_length=1)
+
+    def suite_paths(self) -> list[Path]:
+        return [self.resolve(p) for p in self.suites]
+
+    def rubric_path(self) -> Path | None:
+        return self.resolve(self.rubric) if self.rubric is not None else None
+
+
+M = TypeVar("M", bound=_Options)
+
+
+def _read(path: Path, model: type[M], other: type[_Options], command: str
+          ) -> tuple[YamlDocument, M]:
+    kind, other_kind = ("scenario", "task") if model is ScenarioMatrix else ("task", "scenario")
+    if not path.is_file():
+        raise EunomiaError(f"matrix file not found: {path}")
+    try:
+        doc = read_yaml(path)
+    except YamlFileError as exc:
+        raise EunomiaError(f"invalid matrix file {path}", [exc.diagnostic]) from None
+    if doc.data is None:
+        raise EunomiaError(f"invalid matrix file {path}", [diag_at(
+            doc, (), "the file is empty; see 'eunomia run --help' or 'eunomia eval --help'")])
+    matrix, problems = validate_document(doc, model)
+    known = ", ".join(model.model_fields)
+    foreign = set(other.model_fields) - set(model.model_fields)
+    problems = [
+        dataclasses.replace(d, message=(
+            f"not a key of a {kind} matrix but of a {other_kind} one: run the file with "
+            f"'{command}'" if d.key in foreign else f"unknown key (known: {known})"))
+        if d.message == _EXTRA else d
+        for d in problems
+    ]
+    if matrix is None:
+        raise EunomiaError(f"invalid matrix file {path}", problems)
+    matrix._path = path
+    return doc, matrix
+
+
+def _missing_paths(doc: YamlDocument, matrix: _Options, key: str,
+                   values: list[str]) -> list[Diagnostic]:
+    return [diag_at(doc, (key, i), f"no such file or folder: {matrix.resolve(p)}")
+            for i, p in enumerate(values) if not matrix.resolve(p).exists()]
+
+
+def load_scenario_matrix(path: Path) -> ScenarioMatrix:
+    """Read and check a scenario matrix (paths exist, every target spec can be built).
+
+    Raises :class:`EunomiaError` listing every problem (file, key path, line).
+    """
+    from eunomia.targets import TargetConfig, build_target
+
+    doc, matrix = _read(path, ScenarioMatrix, TaskMatrix, "eunomia eval --matrix")
+    problems = _missing_paths(doc, matrix, "scenarios", matrix.scenarios)
+    seen: dict[str, int] = {}
+    for i, spec in enumerate(matrix.targets):
+        try:
+            name = build_target(spec, TargetConfig()).name
+        except EunomiaError as exc:
+            problems.append(diag_at(doc, ("targets", i), exc.message))
+            continue
+        if name in seen:
+            problems.append(diag_at(doc, ("targets", i), f"target {name!r} is listed twice "
+                                                         f"(also targets[{seen[name]}])"))
+        seen.setdefault(name, i)
+    if problems:
+        raise EunomiaError(f"invalid matrix file {path}", problems)
+    return matrix
+
+
+def load_task_matrix(path: Path, config: ModelsConfig | None = None) -> TaskMatrix:
+    """Read and check a task matrix (paths exist, every model spec resolves against
+    ``config`` — default: ``models.yml`` in the working folder — names are distinct).
+
+    Raises :class:`EunomiaError` listing every problem (file, key path, line).
+    """
+    doc, matrix = _read(path, TaskMatrix, ScenarioMatrix, "eunomia run --matrix")
+    config = config if config is not None else load_config()
+    problems = _missing_paths(doc, matrix, "suites", matrix.suites)
+    raw = doc.data.get("models") if isinstance(doc.data, dict) else None
+    seen: dict[str, int] = {}
+    for i, entry in enumerate(matrix.models):
+        plain = isinstance(raw, list) and i < len(raw) and isinstance(raw[i], str)
+        try:
+            name, _ = entry.resolve(config)
+        except EunomiaError as exc:
+            loc: tuple[int | str, ...] = ("models", i) if plain else ("models", i, "spec")
+            problems.append(diag_at(doc, loc, f"unknown model spec: {exc.message}"))
+            continue
+        if name in seen:
+            loc = ("models", i, "name") if entry.name else ("models", i)
+            problems.append(diag_at(doc, loc, f"model {name!r} is listed twice (also "
+                                              f"models[{seen[name]}]); give each entry a "
+                                              "distinct 'name'"))
+        seen.setdefault(name, i)
+    if matrix.judge is not None and matrix.judge.strip().lower() != _NO_JUDGE:
+        try:
+            resolve_spec(matrix.judge, config)
+        except EunomiaError as exc:
+            problems.append(diag_at(doc, ("judge",), f"unknown model spec: {exc.message}"))
+    rubric = matrix.rubric_path()
+    if rubric is not None and not rubric.is_file():
+        problems.append(diag_at(doc, ("rubric",), f"no such file: {rubric}"))
+    if problems:
+        raise EunomiaError(f"invalid matrix file {path}", problems)
+    return matrix

@@ -1,0 +1,124 @@
+"""The snapshot of a task suite in the run store, written and read in chunks.
+
+A run stores each suite it ran (``suites.definition``) so its result files can be written
+again from the store alone. The snapshot is a small header (what describes the file, its
+unusable cases, the hashes of its chunks) and chunks of
+:data:`eunomia.defaults.TASK_SNAPSHOT_CHUNK_CASES` cases each, every one a blob of its own:
+writing and reading a suite of any size holds one chunk at a time.
+
+Older stores hold the whole suite as one document (:class:`eunomia.tasks.StoredSuite`);
+:func:`read_suite` reads both.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from eunomia import defaults
+from eunomia.store import RunInfo, RunStore, SuiteInfo
+from eunomia.tasks._model import LoadedCase, TaskCase, TaskSuite
+
+SNAPSHOT_FORMAT = "eunomia.task-suite.chunked/1"
+
+Entry = tuple[str, str, int, int | None, str]
+"""One case of a chunk: name, kind, index in the file, line, the case as JSON text."""
+
+
+class SuiteHeader(BaseModel):
+    """The stored header of a suite snapshot (``suites.definition``)."""
+
+    format: Literal["eunomia.task-suite.chunked/1"]
+    name: str
+    path: str
+    shape: Literal["list", "mapping"]
+    top_level_json: str = "{}"
+    rubric: str | None = None
+    rubric_path: str | None = None
+    cases: int
+    """Usable cases, over all chunks."""
+    invalid: list[tuple[str, str]] = Field(default_factory=list)
+    chunks: list[str]
+    """Blob hashes of the chunks, in file order: each a JSON list of :data:`Entry`."""
+
+
+def _entry(case: LoadedCase) -> list[Any]:
+    return [case.name, case.kind, case.index, case.line, case.raw_json]
+
+
+def write_snapshot(store: RunStore, run: RunInfo, suite: TaskSuite, prices: Any) -> TaskSuite:
+    """Store ``suite`` (one pass over its cases) and its price table for ``run``; the suite
+    as read back from the store (its passes read the stored chunks, not the file)."""
+    size = defaults.TASK_SNAPSHOT_CHUNK_CASES
+    chunks: list[str] = []
+    chunk: list[list[Any]] = []
+    count = 0
+    for case in suite.cases:
+        chunk.append(_entry(case))
+        count += 1
+        if len(chunk) >= size:
+            chunks.append(store.put_json(chunk))
+            chunk = []
+    if chunk:
+        chunks.append(store.put_json(chunk))
+    header = SuiteHeader(
+        format=SNAPSHOT_FORMAT, name=suite.name, path=suite.path, shape=suite.shape,
+        top_level_json=suite.top_level_json, rubric=suite.rubric,
+        rubric_path=suite.rubric_path, cases=count, invalid=list(suite.invalid),
+        chunks=chunks)
+    store.add_suite(run, suite.name, suite.path, header.model_dump(mode="json"), prices)
+    return _from_header(store, header)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCases:
+    """A pass over the cases of a stored snapshot (a :data:`eunomia.tasks.CaseSource`)."""
+
+    store: RunStore
+    chunks: tuple[str, ...]
+
+    def entries(self) -> Iterator[Entry]:
+        """The stored cases without building them: name, kind, index, line, JSON text."""
+        for digest in self.chunks:
+            for name, kind, index, line, raw in self.store.get_json(digest):
+                entry: Entry = (name, kind, index, line, raw)
+                yield entry
+
+    def __call__(self) -> Iterator[LoadedCase]:
+        for entry in self.entries():
+            yield loaded_case(entry)
+
+
+def loaded_case(entry: Entry) -> LoadedCase:
+    name, kind, index, line, raw = entry
+    return LoadedCase(name=name, kind=kind, index=index, line=line,
+                      case=TaskCase.model_validate(json.loads(raw)), raw_json=raw)
+
+
+def _from_header(store: RunStore, header: SuiteHeader) -> TaskSuite:
+    return TaskSuite(
+        name=header.name, path=header.path, shape=header.shape,
+        top_level_json=header.top_level_json, rubric=header.rubric,
+        rubric_path=header.rubric_path, source=StoredCases(store, tuple(header.chunks)),
+        case_count=header.cases, invalid=header.invalid)
+
+
+def read_suite(store: RunStore, info: SuiteInfo) -> TaskSuite:
+    """A suite as ``run`` stored it (either snapshot format)."""
+    data = store.get_json(info.definition)
+    if isinstance(data, dict) and data.get("format") == SNAPSHOT_FORMAT:
+        return _from_header(store, SuiteHeader.model_validate(data))
+    return TaskSuite.from_json(data)
+
+
+def iter_entries(suite: TaskSuite) -> Iterator[Entry]:
+    """The cases of ``suite`` as entries: without building them when it is stored."""
+    if isinstance(suite.source, StoredCases):
+        yield from suite.source.entries()
+        return
+    for case in suite.cases:
+        yield case.name, case.kind, case.index, case.line, case.raw_json

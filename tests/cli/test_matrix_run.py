@@ -1,0 +1,117 @@
+"""``eunomia run --matrix`` and ``eunomia eval --matrix``: a scenario matrix end to end, and bad
+matrix files rejected with exit code 2, naming the file, the key path and the line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from tests.support.scripted_server import ScriptedServer, feedback_reply, usage
+from typer.testing import CliRunner
+
+from eunomia.cli import app, main
+from eunomia.store import RunStore
+
+
+def test_run_matrix_file_two_targets_leaderboard(
+        threaded_server: ScriptedServer, examples_copy: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The built-in example module against a module that returns no feedback at all."""
+    monkeypatch.setenv("COLUMNS", "200")
+    threaded_server.default = feedback_reply([], llm_requests=[usage("gpt-4o", 100, 10)])
+    silent = f"athena:{threaded_server.url}"
+    plan = tmp_path / "plan"
+    plan.mkdir()
+    matrix = plan / "matrix.yml"
+    matrix.write_text(f"scenarios: [../scenarios]\ntargets: [example, '{silent}']\n"
+                      "max_cases: 3\nrepeat: 2\n", encoding="utf-8")
+    results = tmp_path / "res"
+    got = CliRunner().invoke(app, ["run", "--matrix", str(matrix), "--repeat", "1",
+                                   "--results", str(results), "--run-name", "mx"])
+    assert got.exit_code == 0, got.output
+    assert len(threaded_server.requests) == 3  # max_cases from the file, --repeat 1 wins
+    board = got.output[got.output.index("Leaderboard"):].splitlines()
+    rows = [line for line in board if "example" in line or "athena:" in line]
+    assert "example" in rows[0] and "★" in rows[0]
+    assert "athena:" in rows[1] and "★" not in rows[1]  # worse, and not cheaper
+    assert (results / "mx" / "example" / "project_management" / "tables").is_dir()
+    assert len(list((results / "mx").glob("athena_*/project_management/tables"))) == 1
+    db = RunStore(results / "eunomia.db")
+    try:
+        info = db.require_run("mx")
+    finally:
+        db.close()
+    assert info.targets == ["example", silent]
+    assert info.settings["repeats"] == 1 and info.settings["selection"]["max_cases"] == 3
+    assert info.settings["paths"] == [str(plan / ".." / "scenarios")]
+    run_file = json.loads((results / "mx" / "run.json").read_text())
+    assert run_file["targets"] == ["example", silent]
+
+
+def _main(args: list[str], monkeypatch: pytest.MonkeyPatch,
+          capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """The installed ``eunomia`` entry point, in this process."""
+    monkeypatch.setattr(sys, "argv", ["eunomia", *args])
+    with pytest.raises(SystemExit) as stop:
+        main()
+    captured = capsys.readouterr()
+    return int(stop.value.code or 0), captured.out + captured.err
+
+
+BAD_FILES = [
+    ("eval", "suites: [s]\nmodels: [openai:x]\nmodles: [openai:y]\n",
+     "matrix.yml:3 [modles]", "unknown key (known: "),
+    ("eval", "suites: [s]\nmodels: [openai:x]\nrepeat: many\n",
+     "matrix.yml:3 [repeat]", "valid integer"),
+    ("eval", "suites: [s]\nmodels:\n  - openai:x\n  - nonsense\n",
+     "matrix.yml:4 [models[1]]", "unknown model spec: invalid model spec 'nonsense'"),
+    ("eval", "suites: [s]\nmodels:\n  - {name: n, spec: 'nope:x'}\n",
+     "matrix.yml:3 [models[0].spec]", "unknown provider 'nope'"),
+    ("eval", "suites: [s]\nmodels:\n  - {spec: openai:x, settings: {temperature: hot}}\n",
+     "matrix.yml:3 [models[0].settings.temperature]", "valid number"),
+    ("eval", "suites: [s, nowhere]\nmodels: [openai:x]\n",
+     "matrix.yml:1 [suites[1]]", "no such file or folder"),
+    ("eval", "suites: [s]\nmodels: [openai:x, {spec: openai:x}]\n",
+     "matrix.yml:2 [models[1]]", "listed twice (also models[0])"),
+    ("eval", "scenarios: [s]\ntargets: [example]\n",
+     "matrix.yml:1 [scenarios]", "run the file with 'eunomia run --matrix'"),
+    ("run", "scenarios: [s]\ntargets:\n  - example\n  - bogus\n",
+     "matrix.yml:4 [targets[1]]", "unknown target 'bogus'"),
+    ("run", "scenarios: [s]\ntargets: example\n",
+     "matrix.yml:2 [targets]", "valid list"),
+    ("run", "scenarios: [s]\nmodels: [openai:x]\n",
+     "matrix.yml:2 [models]", "run the file with 'eunomia eval --matrix'"),
+    ("run", "scenarios: [s]\ntargets: [example, example]\n",
+     "matrix.yml:2 [targets[1]]", "listed twice"),
+]
+
+
+@pytest.mark.parametrize(("command", "text", "where", "what"), BAD_FILES)
+def test_bad_matrix_files_exit_2_naming_file_and_key(
+        command: str, text: str, where: str, what: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)  # no models.yml of the checkout applies
+    monkeypatch.setenv("COLUMNS", "300")
+    (tmp_path / "s").mkdir()
+    (tmp_path / "matrix.yml").write_text(text, encoding="utf-8")
+    code, out = _main([command, "--matrix", str(tmp_path / "matrix.yml"),
+                       "--results", str(tmp_path / "res")], monkeypatch, capsys)
+    assert code == 2, out
+    assert f"invalid matrix file {tmp_path / 'matrix.yml'}" in out
+    assert f"{tmp_path / where}" in out and what in out
+    assert "Traceback" not in out
+    assert not (tmp_path / "res").exists()  # nothing was run
+
+
+@pytest.mark.parametrize("command", ["run", "eval"])
+def test_missing_matrix_file_and_resume_with_matrix(
+        command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out = _main([command, "--matrix", "nowhere.yml"], monkeypatch, capsys)
+    assert code == 2 and "matrix file not found: nowhere.yml" in out
+    (tmp_path / "m.yml").write_text("repeat: 2\n", encoding="utf-8")
+    code, out = _main([command, "--matrix", "m.yml", "--resume", "r"], monkeypatch, capsys)
+    assert code == 2 and "--matrix cannot be combined with --resume" in out
