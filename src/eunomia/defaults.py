@@ -119,6 +119,9 @@ STORE_GROUP_MAX_CASES: Final = 500
 """During a run, finished cases are committed together at the end of the event loop's
 current turn (one transaction for all the cases that finished in it); a group is committed
 at once when it reaches this many cases."""
+STORE_KNOWN_BLOBS_MAX: Final = 50_000
+"""Blob hashes remembered as already stored (to skip compressing them again); the memory
+is cleared when it reaches this many, so it does not grow with the run (~6 MB at most)."""
 STORE_SMALL_BLOB_BYTES: Final = 2048
 """Blobs below this size are compressed with a small zlib state (cheaper to set up)."""
 CACHE_LOOKUP_CHUNK: Final = 256

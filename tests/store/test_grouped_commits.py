@@ -166,3 +166,23 @@ async def test_a_rerun_reads_its_cached_answers_in_bulk(
         again = await _run(loaded, server.url, tmp_path / "res", "again")
     assert len(server.requests) == 14 and again.cache_hits == 14
     assert sum(lookups) == 14 and len(lookups) <= 2  # chunks of 8, then 16
+
+
+def test_the_memory_of_stored_blobs_is_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from eunomia import defaults
+
+    monkeypatch.setattr(defaults, "STORE_KNOWN_BLOBS_MAX", 4)
+    store = RunStore(tmp_path / "s.db")
+    try:
+        payloads = [f"blob number {i}".encode() for i in range(12)]
+        for _ in range(2):  # the second round finds some hashes forgotten: stored once anyway
+            digests = [store.put_blob(p) for p in payloads]
+            assert len(store._known) <= 4
+        assert digests == [blob_hash(p) for p in payloads]
+        assert [store.get_blob(d) for d in digests] == payloads
+    finally:
+        store.close()
+    with sqlite3.connect(tmp_path / "s.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == 12

@@ -270,7 +270,13 @@ class RunStore:
             if isinstance(exc, sqlite3.Error):
                 raise self._error("cannot write to the run store", exc) from None
             raise
-        self._known.update(batch.blobs)
+        self._remember(batch.blobs)
+
+    def _remember(self, digests: Iterable[str]) -> None:
+        """Note stored blobs; forgetting is safe (a blob stored twice is ignored by SQLite)."""
+        if len(self._known) >= defaults.STORE_KNOWN_BLOBS_MAX:
+            self._known.clear()
+        self._known.update(digests)
 
     def _absent(self, blobs: Iterable[str]) -> list[str]:
         """The hashes among ``blobs`` not stored yet (so only those are compressed)."""
@@ -297,7 +303,7 @@ class RunStore:
             self._pending.blobs[digest] = data
             return digest
         self._write(_BLOB_SQL, (digest, compress(data)))
-        self._known.add(digest)
+        self._remember((digest,))
         return digest
 
     def put_json(self, value: Any) -> str:
