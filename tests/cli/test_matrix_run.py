@@ -48,6 +48,16 @@ def test_run_matrix_file_two_targets_leaderboard(
     assert info.settings["paths"] == [str(plan / ".." / "scenarios")]
     run_file = json.loads((results / "mx" / "run.json").read_text())
     assert run_file["targets"] == ["example", silent]
+    board_csv = (results / "mx" / "leaderboard.csv").read_text(encoding="utf-8").splitlines()
+    assert board_csv[0].startswith("rank,target,pareto_front,score,score_ci_low,")
+    assert "detection_rate" in board_csv[0]
+    assert board_csv[1].startswith("1,example,yes,") and board_csv[2].startswith(f"2,{silent},no,")
+    # `eunomia export` writes the same file again from the store
+    (results / "mx" / "leaderboard.csv").unlink()
+    again = CliRunner().invoke(app, ["export", "mx", "--results", str(results)])
+    assert again.exit_code == 0, again.output
+    assert (results / "mx" / "leaderboard.csv").read_text(encoding="utf-8").splitlines() == \
+        board_csv
 
 
 def _main(args: list[str], monkeypatch: pytest.MonkeyPatch,

@@ -3,6 +3,7 @@ chat server — leaderboard, Pareto front, per-model files, cache, resume, matri
 
 from __future__ import annotations
 
+import csv
 import json
 import socket
 from pathlib import Path
@@ -103,6 +104,14 @@ async def test_three_models_one_run_leaderboard_pareto_and_files(
         assert (folder / "tables" / "cases.csv").read_text().count("\n") == 4
         assert (folder / "tasks" / "gk.yaml").is_file()
     assert not (base / "tables").exists()
+    # the leaderboard as CSV beside run.json, same order and marks as the terminal's
+    with (base / "leaderboard.csv").open(newline="", encoding="utf-8") as fh:
+        csv_rows = list(csv.DictReader(fh))
+    assert [r["target"] for r in csv_rows] == models
+    assert [r["pareto_front"] for r in csv_rows] == ["yes", "yes", "no"]
+    assert [float(r["score"]) for r in csv_rows] == [5.0, 2.0, 2.0]
+    assert float(csv_rows[0]["total_cost"]) == good.total_cost
+    assert csv_rows[0]["consistency"] == "" and "detection_rate" not in csv_rows[0]
     db = RunStore(tmp_path / "res" / "eunomia.db")
     try:
         info = db.require_run("m")

@@ -6,6 +6,7 @@ from eunomia.exports._from_store import (
     export_run,
     iter_outcomes,
     outcome_from_row,
+    scenario_leaderboard,
     target_slug,
     write_run_file,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "export_run",
     "iter_outcomes",
     "outcome_from_row",
+    "scenario_leaderboard",
     "summary_json",
     "summary_rows",
     "target_slug",

@@ -114,6 +114,17 @@ def write_run_file(store: RunStore, run: RunInfo, base: Path) -> None:
     write_text_atomic(base / "run.json", json.dumps(data, indent=2))
 
 
+def scenario_leaderboard(targets: list[str], exported: list[ExportedScenario]) -> list[Any]:
+    """The ranked leaderboard rows (``eunomia.report.LeaderboardRow``) of a matrix run."""
+    from eunomia.report import leaderboard  # lazy: eunomia.report imports this package
+
+    return leaderboard([
+        (t, [e.summary for e in exported if e.target == t],
+         [e.consistency for e in exported if e.target == t and e.consistency is not None])
+        for t in targets
+    ])
+
+
 def export_run(store: RunStore, run: RunInfo, results_dir: Path) -> list[ExportedScenario]:
     """Write every result file of a run from the store; returns the per-scenario summaries."""
     if run.kind == "tasks":  # judged task suites: their own files (eunomia.exports._task_files)
@@ -132,4 +143,8 @@ def export_run(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exporte
             for row in store.iter_cases(run, suite.name, target):  # ordered by case, repeat
                 export.add(outcome_from_row(store, scenario, prices, row))
             out.append(export.finish(run))
+    if len(run.targets) > 1:
+        from eunomia.report import write_leaderboard
+
+        write_leaderboard(base, scenario_leaderboard(run.targets, out))
     return out

@@ -911,7 +911,19 @@ def export_task_run(store: RunStore, run: RunInfo, results_dir: Path) -> list[Ex
     targets = run.targets or ["?"]
     if len(targets) == 1:
         return [_export_candidate(store, run, targets[0], None, base)]
-    return [_export_candidate(store, run, t, t, base / target_slug(t)) for t in targets]
+    exported = [_export_candidate(store, run, t, t, base / target_slug(t)) for t in targets]
+    from eunomia.report import TASK_COLUMNS, write_leaderboard  # lazy: report imports exports
+
+    write_leaderboard(base, task_leaderboard(exported), TASK_COLUMNS)
+    return exported
+
+
+def task_leaderboard(exported: Sequence[ExportedTasks]) -> list[Any]:
+    """The ranked leaderboard rows (``eunomia.report.LeaderboardRow``) of a matrix run."""
+    from eunomia.report import rank
+    from eunomia.tasks._report import task_row
+
+    return rank([task_row(e.target, e.summary) for e in exported])
 
 
 def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str | None,

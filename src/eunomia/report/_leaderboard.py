@@ -8,14 +8,18 @@ scenario summaries (:func:`scenario_row`, here) or from a task run's summaries
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from eunomia.files import write_text_atomic
 from eunomia.scoring import ConsistencySummary, ScenarioSummary
 from eunomia.stats import Interval, bootstrap_mean_ci, pareto_front
 
@@ -127,3 +131,41 @@ def print_leaderboard(console: Console, rows: Sequence[LeaderboardRow],
             "-" if r.consistency is None else f"{r.consistency:.3f}",
         )
     console.print(table)
+
+
+LEADERBOARD_FILE = "leaderboard.csv"
+"""Written into the run's results folder (``results/<run>/``) for a matrix run."""
+
+
+def leaderboard_csv(rows: Sequence[LeaderboardRow], columns: Columns = SCENARIO_COLUMNS) -> str:
+    """The ranked rows as CSV, in the terminal's order, numbers unrounded.
+
+    ``score`` is the score % (scenarios) or the mean judge score 0-5 (task suites), with
+    its 95% bootstrap interval; ``consistency`` is Fleiss' kappa or Krippendorff's alpha
+    across repeats (empty with one repeat); empty cells are unknown values.
+    """
+    def num(value: float | None) -> str:
+        return "" if value is None else repr(float(value))
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["rank", "target", "pareto_front", "score", "score_ci_low",
+                     "score_ci_high", *(["detection_rate"] if columns.detection else []),
+                     "cases", "failed", "total_cost", "mean_latency_s", "consistency"])
+    for position, r in enumerate(rows, start=1):
+        writer.writerow([
+            position, r.target, "yes" if r.pareto else "no",
+            num(r.score.estimate if r.score else None),
+            num(r.score.low if r.score else None), num(r.score.high if r.score else None),
+            *([num(r.detection_rate)] if columns.detection else []),
+            r.cases, r.failed, num(r.total_cost), num(r.mean_latency_s), num(r.consistency),
+        ])
+    return out.getvalue()
+
+
+def write_leaderboard(run_folder: Path, rows: Sequence[LeaderboardRow],
+                      columns: Columns = SCENARIO_COLUMNS) -> Path:
+    """Write :data:`LEADERBOARD_FILE` into ``run_folder``; returns its path."""
+    path = run_folder / LEADERBOARD_FILE
+    write_text_atomic(path, leaderboard_csv(rows, columns))
+    return path

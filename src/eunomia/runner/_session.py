@@ -26,16 +26,22 @@ from eunomia.executors import (
     scenario_caller,
     target_work,
 )
-from eunomia.exports import ExportedScenario, ScenarioExport, export_run, write_run_file
+from eunomia.exports import (
+    ExportedScenario,
+    ScenarioExport,
+    export_run,
+    scenario_leaderboard,
+    write_run_file,
+)
 from eunomia.models import load_config
 from eunomia.pricing import PriceTable, load_price_file
 from eunomia.records import CaseOutcome, CaseStatus
 from eunomia.report import (
     CaseProgress,
-    leaderboard,
     print_consistency,
     print_leaderboard,
     print_scenario_summary,
+    write_leaderboard,
 )
 from eunomia.runner._scenario import CaseJob, RunOptions, run_scenario
 from eunomia.scenarios import (
@@ -241,12 +247,10 @@ async def run_scenarios(
             if exported.consistency is not None:
                 print_consistency(console, exported.consistency)
         if len(targets) > 1:
-            print_leaderboard(console, leaderboard([
-                (t.name, [e.summary for e in report.exported if e.target == t.name],
-                 [e.consistency for e in report.exported
-                  if e.target == t.name and e.consistency is not None])
-                for t in targets
-            ]))
+            rows = scenario_leaderboard([t.name for t in targets], report.exported)
+            print_leaderboard(console, rows)
+            if live is not None:  # export_run wrote it otherwise
+                write_leaderboard(results_dir / run.name, rows)
         if report.cache_hits:
             console.print(f"{report.cache_hits} case(s) answered from the cache "
                           "(no request made); --no-cache to ask again")

@@ -26,7 +26,7 @@ from eunomia.executors import ChatJob, ChatOutcome, Executor, ModelChat, Submit
 from eunomia.judge import MAX_SCORE, Judge, Rubric, Verdict
 from eunomia.models import ModelProvider, ModelSpec
 from eunomia.pricing import PriceTable, TokenCount
-from eunomia.report import TASK_COLUMNS, CaseProgress, LeaderboardRow, print_leaderboard, rank
+from eunomia.report import TASK_COLUMNS, CaseProgress, LeaderboardRow, print_leaderboard
 from eunomia.runner import RunOptions
 from eunomia.scheduler import AdaptiveLimiter, CallError, stream_results
 from eunomia.store import CaseRow, RunInfo, RunStore, blob_hash, json_bytes, now
@@ -302,18 +302,18 @@ async def run_tasks(
             store.set_run_status(run, status)
             run = store.require_run(run_name)
             report.interrupted = status != "complete"
-            from eunomia.exports._task_files import export_task_run
+            from eunomia.exports._task_files import export_task_run, task_leaderboard
 
             exported = export_task_run(store, run, results_dir)
             report.summaries = {e.target: e.summary for e in exported}
             report.summary = exported[0].summary if exported else None
             report.files = [f for e in exported for f in e.files]
-        from eunomia.tasks._report import print_tasks_summary, task_row
+        from eunomia.tasks._report import print_tasks_summary
 
         for e in exported:
             print_tasks_summary(console, e.summary, str(e.folder))
         if len(cands) > 1:
-            report.leaderboard = rank([task_row(e.target, e.summary) for e in exported])
+            report.leaderboard = task_leaderboard(exported)
             print_leaderboard(console, report.leaderboard, TASK_COLUMNS)
         if report.cache_hits:
             console.print(f"{report.cache_hits} model call(s) answered from the cache "
