@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import math
-from typing import TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from eunomia.errors import Diagnostic, EunomiaError, Severity
+
+if TYPE_CHECKING:
+    from eunomia.matrix import ScenarioMatrix, TaskMatrix
 
 _PIPE_WIDTH = 160
 T = TypeVar("T")
@@ -49,3 +52,28 @@ def from_matrix(ctx: typer.Context, name: str, value: T, in_file: T | None) -> T
     """The value of option ``name``: the command line's when given there, else the matrix
     file's when it sets one, else the option's default."""
     return value if in_file is None or given(ctx, name) else in_file
+
+
+class RunOptionValues(NamedTuple):
+    """The run options both commands share, as finally chosen (command line or matrix)."""
+
+    run_name: str | None
+    case: list[str]
+    max_cases: int | None
+    repeat: int
+    concurrency: int
+    timeout: float
+    retries: int
+
+
+def run_options_from_matrix(ctx: typer.Context, given_values: RunOptionValues,
+                            matrix: ScenarioMatrix | TaskMatrix) -> RunOptionValues:
+    """Each shared run option from :func:`from_matrix` (``matrix``: a loaded matrix file)."""
+    in_file = {"run_name": matrix.run_name, "case": matrix.cases,
+               "max_cases": matrix.max_cases, "repeat": matrix.repeat,
+               "concurrency": matrix.concurrency, "timeout": matrix.timeout,
+               "retries": matrix.retries}
+    return RunOptionValues(**{
+        name: from_matrix(ctx, name, value, in_file[name])
+        for name, value in given_values._asdict().items()
+    })

@@ -11,7 +11,14 @@ import typer
 from rich.markup import escape
 
 from eunomia import defaults
-from eunomia.cli._common import check_positive, console, from_matrix, print_diagnostics
+from eunomia.cli._common import (
+    RunOptionValues,
+    check_positive,
+    console,
+    from_matrix,
+    print_diagnostics,
+    run_options_from_matrix,
+)
 from eunomia.errors import EunomiaError, Severity
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -121,16 +128,12 @@ def eval_command(
         paths, entries = [*m.suite_paths(), *paths], [*m.models, *entries]
         judge = from_matrix(ctx, "judge", judge, m.judge)
         judge_repeats = from_matrix(ctx, "judge_repeats", judge_repeats, m.judge_repeats)
-        repeat = from_matrix(ctx, "repeat", repeat, m.repeat)
         if m.weights is not None and weights is None:
             weight_map.update({str(k): v for k, v in m.weights.items()})
         rubric = from_matrix(ctx, "rubric", rubric, m.rubric_path())
-        run_name = from_matrix(ctx, "run_name", run_name, m.run_name)
-        patterns = from_matrix(ctx, "case", patterns, m.cases)
-        max_cases = from_matrix(ctx, "max_cases", max_cases, m.max_cases)
-        concurrency = from_matrix(ctx, "concurrency", concurrency, m.concurrency)
-        timeout = from_matrix(ctx, "timeout", timeout, m.timeout)
-        retries = from_matrix(ctx, "retries", retries, m.retries)
+        run_name, patterns, max_cases, repeat, concurrency, timeout, retries = \
+            run_options_from_matrix(ctx, RunOptionValues(
+                run_name, patterns, max_cases, repeat, concurrency, timeout, retries), m)
     for name, value in (("--concurrency", concurrency), ("--timeout", timeout),
                         ("--max-cases", max_cases), ("--repeat", repeat),
                         ("--judge-repeats", judge_repeats)):

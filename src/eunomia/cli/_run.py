@@ -11,7 +11,13 @@ import typer
 from rich.markup import escape
 
 from eunomia import defaults
-from eunomia.cli._common import check_positive, console, from_matrix, print_diagnostics
+from eunomia.cli._common import (
+    RunOptionValues,
+    check_positive,
+    console,
+    print_diagnostics,
+    run_options_from_matrix,
+)
 from eunomia.errors import EunomiaError, has_errors
 from eunomia.executors import TargetRecipe, make_executor
 from eunomia.runner import CaseSelection, RunOptions, load_all, run_scenarios
@@ -219,13 +225,9 @@ def run(
                                "keeps the targets, scenarios and settings it was started with")
         m = load_scenario_matrix(matrix)
         paths, target = [*m.scenario_paths(), *paths], [*m.targets, *target]
-        run_name = from_matrix(ctx, "run_name", run_name, m.run_name)
-        cases = from_matrix(ctx, "case", cases, m.cases)
-        max_cases = from_matrix(ctx, "max_cases", max_cases, m.max_cases)
-        repeat = from_matrix(ctx, "repeat", repeat, m.repeat)
-        concurrency = from_matrix(ctx, "concurrency", concurrency, m.concurrency)
-        timeout = from_matrix(ctx, "timeout", timeout, m.timeout)
-        retries = from_matrix(ctx, "retries", retries, m.retries)
+        run_name, cases, max_cases, repeat, concurrency, timeout, retries = \
+            run_options_from_matrix(ctx, RunOptionValues(
+                run_name, cases, max_cases, repeat, concurrency, timeout, retries), m)
     execute_run(
         paths=paths, targets=target, server_url=server_url,
         run_name=run_name, results=results, store=store, cases=cases,

@@ -387,17 +387,25 @@ def _load_streamed(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagno
         shape = stream.shape
         top_level = stream.top
         entry = stream.entry
+    layout = _Layout(True, prefix, entry, size, mtime)
+    return _suite(path, name, shape, top_level, (rubric_text, rubric_path), layout, file_kind,
+                  checker, problems), problems
+
+
+def _suite(path: Path, name: str, shape: str, top_level: dict[str, Any],
+           rubric: tuple[str | None, str | None], layout: _Layout,
+           file_kind: TaskKind | None, checker: _Checker,
+           problems: list[Diagnostic]) -> TaskSuite:
+    """The loaded suite of either loading pass (``checker`` has seen every case)."""
     if checker.count == 0 and not checker.invalid:
         problems.append(error(path, "the suite has no test cases"))
-    layout = _Layout(True, prefix, entry, size, mtime)
     source = _Pass(path.absolute(), layout, file_kind, frozenset(checker.skipped))
-    suite = TaskSuite(
+    return TaskSuite(
         name=name, path=str(path), shape=shape,  # type: ignore[arg-type]
         top_level_json=json.dumps(top_level, ensure_ascii=False, default=str),
-        rubric=rubric_text, rubric_path=rubric_path, source=source,
+        rubric=rubric[0], rubric_path=rubric[1], source=source,
         case_count=checker.count, invalid=checker.invalid,
     )
-    return suite, problems
 
 
 def _load_whole(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagnostic]]:
@@ -440,17 +448,9 @@ def _load_whole(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagnosti
     checker = _Checker(prefix, file_kind, problems)
     for index, item in enumerate(items):
         checker.check(doc, index, item, doc.line_of((*prefix, index)))
-    if checker.count == 0 and not checker.invalid:
-        problems.append(error(path, "the suite has no test cases"))
-    source = _Pass(path.absolute(), _Layout(False, prefix, 0, size, mtime), file_kind,
-                   frozenset(checker.skipped))
-    suite = TaskSuite(
-        name=name, path=str(path), shape=shape,  # type: ignore[arg-type]
-        top_level_json=json.dumps(top_level, ensure_ascii=False, default=str),
-        rubric=rubric_text, rubric_path=rubric_path, source=source,
-        case_count=checker.count, invalid=checker.invalid,
-    )
-    return suite, problems
+    return _suite(path, name, shape, top_level, (rubric_text, rubric_path),
+                  _Layout(False, prefix, 0, size, mtime), file_kind, checker,
+                  problems), problems
 
 
 @dataclass(frozen=True, slots=True)

@@ -279,8 +279,8 @@ class TaskSuite:
                    case_count=len(stored.cases), invalid=stored.invalid)
 
 
-class StoredSuite(BaseModel):
-    """A whole suite as older run stores hold it (one JSON document with every case)."""
+class SuiteFields(BaseModel):
+    """What every stored snapshot of a suite says about its file (both formats)."""
 
     name: str
     path: str
@@ -288,5 +288,10 @@ class StoredSuite(BaseModel):
     top_level_json: str = "{}"
     rubric: str | None = None
     rubric_path: str | None = None
-    cases: list[LoadedCase]
     invalid: list[tuple[str, str]] = Field(default_factory=list)
+
+
+class StoredSuite(SuiteFields):
+    """A whole suite as older run stores hold it (one JSON document with every case)."""
+
+    cases: list[LoadedCase]

@@ -17,11 +17,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
-
 from eunomia import defaults
 from eunomia.store import RunInfo, RunStore, SuiteInfo
-from eunomia.tasks._model import LoadedCase, TaskCase, TaskSuite
+from eunomia.tasks._model import LoadedCase, SuiteFields, TaskCase, TaskSuite
 
 SNAPSHOT_FORMAT = "eunomia.task-suite.chunked/1"
 
@@ -29,19 +27,12 @@ Entry = tuple[str, str, int, int | None, str]
 """One case of a chunk: name, kind, index in the file, line, the case as JSON text."""
 
 
-class SuiteHeader(BaseModel):
+class SuiteHeader(SuiteFields):
     """The stored header of a suite snapshot (``suites.definition``)."""
 
     format: Literal["eunomia.task-suite.chunked/1"]
-    name: str
-    path: str
-    shape: Literal["list", "mapping"]
-    top_level_json: str = "{}"
-    rubric: str | None = None
-    rubric_path: str | None = None
     cases: int
     """Usable cases, over all chunks."""
-    invalid: list[tuple[str, str]] = Field(default_factory=list)
     chunks: list[str]
     """Blob hashes of the chunks, in file order: each a JSON list of :data:`Entry`."""
 
