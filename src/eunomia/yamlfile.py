@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from eunomia.errors import (
     Diagnostic,
+    EunomiaError,
     Severity,
     error,
     from_validation_error,
@@ -92,6 +93,17 @@ def read_yaml(path: Path) -> YamlDocument:
     except OSError as exc:
         raise YamlFileError(error(path, f"cannot read file: {exc.strerror or exc}")) from None
     return parse_yaml(text, path)
+
+
+def read_named_yaml(path: Path, what: str) -> YamlDocument:
+    """:func:`read_yaml` for a file the user named (``what``: e.g. "matrix file"): a missing,
+    unreadable or invalid file raises :class:`EunomiaError` naming it."""
+    if not path.is_file():
+        raise EunomiaError(f"{what} not found: {path}")
+    try:
+        return read_yaml(path)
+    except YamlFileError as exc:
+        raise EunomiaError(f"invalid {what} {path}", [exc.diagnostic]) from None
 
 
 def validation_diagnostics(doc: YamlDocument, exc: ValidationError) -> list[Diagnostic]:

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from eunomia.errors import Diagnostic, EunomiaError
 from eunomia.models import ModelsConfig, ModelSpec, SettingsOverride, load_config, resolve_spec
-from eunomia.yamlfile import YamlDocument, YamlFileError, diag_at, read_yaml, validate_document
+from eunomia.yamlfile import YamlDocument, diag_at, read_named_yaml, validate_document
 
 _RUN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 _EXTRA = "Extra inputs are not permitted"
@@ -127,12 +127,7 @@ M = TypeVar("M", bound=_Options)
 def _read(path: Path, model: type[M], other: type[_Options], command: str
           ) -> tuple[YamlDocument, M]:
     kind, other_kind = ("scenario", "task") if model is ScenarioMatrix else ("task", "scenario")
-    if not path.is_file():
-        raise EunomiaError(f"matrix file not found: {path}")
-    try:
-        doc = read_yaml(path)
-    except YamlFileError as exc:
-        raise EunomiaError(f"invalid matrix file {path}", [exc.diagnostic]) from None
+    doc = read_named_yaml(path, "matrix file")
     if doc.data is None:
         raise EunomiaError(f"invalid matrix file {path}", [diag_at(
             doc, (), "the file is empty; see 'eunomia run --help' or 'eunomia eval --help'")])

@@ -38,7 +38,7 @@ from eunomia import defaults
 from eunomia.errors import Diagnostic, EunomiaError
 from eunomia.models._types import GenerationSettings
 from eunomia.pricing import ModelPrice, PriceTable
-from eunomia.yamlfile import YamlFileError, diag_at, read_yaml, validate_document
+from eunomia.yamlfile import diag_at, read_named_yaml, validate_document
 
 ProviderKind = Literal["local", "openai", "anthropic"]
 BUILTIN_PROVIDERS: tuple[ProviderKind, ...] = ("local", "openai", "anthropic")
@@ -204,12 +204,7 @@ def load_config(path: Path | None = None) -> ModelsConfig:
         if not candidate.is_file():
             return ModelsConfig()
         path = candidate
-    if not path.is_file():
-        raise EunomiaError(f"model config file not found: {path}")
-    try:
-        doc = read_yaml(path)
-    except YamlFileError as exc:
-        raise EunomiaError(f"invalid model config {path}", [exc.diagnostic]) from None
+    doc = read_named_yaml(path, "model config file")
     if doc.data is None:
         return _with_path(ModelsConfig(), path)
     config, problems = validate_document(doc, ModelsConfig)
