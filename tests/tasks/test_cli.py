@@ -92,3 +92,14 @@ def test_parse_weights() -> None:
     for bad in ("hard", "extreme=2", "easy=x", "easy=-1"):
         with pytest.raises(EunomiaError):
             parse_weights(bad)
+
+
+@pytest.mark.parametrize("spec", ["", "nonsense"])
+def test_a_bad_model_spec_is_a_clear_error(spec: str, tmp_path: Path) -> None:
+    from tests.support.cli import run_cli
+
+    got = run_cli("eval", EXAMPLE_SUITE, "--model", spec, "--model", "openai:x",
+                  "--results", tmp_path / "r", cwd=tmp_path)
+    assert got.returncode == 2, got.stdout + got.stderr
+    assert "Traceback" not in got.stderr
+    assert f"invalid model spec {spec!r}" in " ".join(got.stderr.split())

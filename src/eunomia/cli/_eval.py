@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.markup import escape
 
 from eunomia import defaults
@@ -116,7 +117,8 @@ def eval_command(
     out = console()
     store_path = store or results / defaults.STORE_FILE
     paths = list(paths or [])
-    entries = [MatrixModel(spec=m) for m in model or []]
+    # not validated here: resolving the spec below says what is wrong with a bad one
+    entries = [MatrixModel.model_construct(spec=m) for m in model or []]
     patterns = list(case or [])
     weight_map = parse_weights(weights)
     config = load_config()
@@ -152,8 +154,13 @@ def eval_command(
                                "'eunomia run --resume'")
         st = info.settings
         run_name, paths = resume, [Path(p) for p in st.get("paths", [])]
-        entries = [MatrixModel.model_validate(e) for e in st["models"]] if st.get("models") \
-            else [MatrixModel(spec=t) for t in info.targets]  # runs stored before matrix runs
+        try:
+            entries = [MatrixModel.model_validate(e) for e in st["models"]] \
+                if st.get("models") \
+                else [MatrixModel(spec=t) for t in info.targets]  # stored before matrix runs
+        except ValidationError as exc:
+            raise EunomiaError(f"run {resume!r}: its stored models cannot be read "
+                               f"({exc.error_count()} problem(s)); start a new run") from None
         judge = str(st.get("judge", judge))
         judge_repeats = int(st.get("judge_repeats", judge_repeats))
         repeat = int(st.get("repeats", repeat))

@@ -53,7 +53,6 @@ from eunomia.tasks._summary import (
     SpeedRow,
     SummaryBuilder,
     TasksSummary,
-    summarize,
 )
 
 CASE_COLUMNS = (
@@ -778,13 +777,9 @@ def _speed_points(s: TasksSummary) -> Iterator[tuple[float, float]]:
             yield float(r.output_words), r.latency_s
 
 
-def speed_svg(s: TasksSummary, width: int = 640, height: int = 400) -> str:
-    """Latency against output words: one dot per answer and the fitted line."""
-    return "".join(line + "\n" for line in speed_svg_lines(s, width, height))
-
-
 def speed_svg_lines(s: TasksSummary, width: int = 640, height: int = 400) -> Iterator[str]:
-    """The lines of :func:`speed_svg`, one at a time (a dot per answer: not held)."""
+    """Latency against output words, an SVG line at a time: one dot per answer (not held)
+    and the fitted line."""
     xmax, ymax, any_point = 1.0, 0.001, False
     for x, y in _speed_points(s):
         xmax, ymax, any_point = max(xmax, x), max(ymax, y), True
@@ -889,15 +884,6 @@ def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False) -> di
     }
 
 
-def summarize_records(run: RunInfo, candidate: str, records: list[CaseRecord],
-                      prices: PriceTable) -> TasksSummary:
-    """The summary of one candidate's records, with the run's judge, weights and repeats."""
-    settings = run.settings
-    return summarize(records, candidate=candidate, judge=str(settings.get("judge", "?")),
-                     weights=settings.get("weights") or {},
-                     judge_repeats=int(settings.get("judge_repeats", 1)), prices=prices)
-
-
 def export_task_run(store: RunStore, run: RunInfo, results_dir: Path) -> list[ExportedTasks]:
     """Write every result file of a task run from the store; one summary per candidate.
 
@@ -1000,8 +986,8 @@ def _builder(store: RunStore, run: RunInfo, candidate: str, target: str | None,
 def stored_summary(store: RunStore, run: RunInfo, candidate: str,
                    target: str | None = None) -> TasksSummary:
     """One candidate's summary (every case of the run when ``target`` is None), read from
-    the store a case at a time like an export, without writing any file: what
-    ``summarize_records(run, candidate, *task_records(...))`` gives, in bounded memory."""
+    the store a case at a time like an export, without writing any file, in bounded
+    memory."""
     infos = store.suites(run)
     builder = _builder(store, run, candidate, target, infos)
     shared: dict[CaseMeta, CaseMeta] = {}

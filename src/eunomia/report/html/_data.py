@@ -349,14 +349,13 @@ def _add_leaderboard(store: RunStore, run: RunInfo, report: RunReport) -> None:
             [g.consistency.kappa for g in groups if g.target == t and g.consistency])
             for t in run.targets])
     elif run.kind == "tasks":
-        from eunomia.exports._task_files import summarize_records, task_records
+        from eunomia.exports._task_files import stored_summary
         from eunomia.tasks._report import task_row
 
         rows = []
         try:
             for target in run.targets:
-                _, records, prices = task_records(store, run, target)
-                rows.append(task_row(target, summarize_records(run, target, records, prices)))
+                rows.append(task_row(target, stored_summary(store, run, target, target)))
         except (EunomiaError, KeyError, TypeError, ValueError, ValidationError):
             report.notes.append("the stored suites cannot be read; no leaderboard")
             return
