@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -14,6 +13,7 @@ from pydantic import ValidationError
 from eunomia import defaults
 from eunomia.athena import parse_feedback_response
 from eunomia.errors import EunomiaError, redact
+from eunomia.jsonbody import loads_fast
 from eunomia.scenarios import Scenario, TestCase
 from eunomia.scheduler import CallError, parse_retry_after, retryable_status
 from eunomia.targets._base import TargetResponse
@@ -21,8 +21,6 @@ from eunomia.targets._base import TargetResponse
 _BODY_SNIPPET = 300
 _BODY_MEMO = 1024
 """Request bodies kept between describe_request and the send (a few per request in flight)."""
-_LONG_NUMBER = re.compile(rb"\d{19}")
-"""orjson reads integers beyond 64 bits as floats; the json module keeps them exact."""
 
 
 def check_http_url(url: str, what: str = "server URL") -> str:
@@ -37,12 +35,7 @@ def _decode(body: bytes) -> Any:
     """The JSON answer as ``json.loads(body.decode("utf-8", errors="replace"))`` reads it (the
     reference, also for its errors), by orjson when that gives the same: not for what it
     refuses or reads differently (invalid UTF-8, NaN, integers beyond 64 bits)."""
-    if not _LONG_NUMBER.search(body):
-        try:
-            return orjson.loads(body)
-        except orjson.JSONDecodeError:
-            pass
-    return json.loads(body.decode("utf-8", errors="replace"))
+    return loads_fast(body, lambda: json.loads(body.decode("utf-8", errors="replace")))
 
 
 def _scrub(value: Any, secret: str) -> Any:

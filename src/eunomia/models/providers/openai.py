@@ -13,7 +13,6 @@ timeouts, 408/425/429 and 5xx are retryable (429 also ``rate_limited``, with
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -23,13 +22,12 @@ import orjson
 
 from eunomia import defaults
 from eunomia.errors import redact
+from eunomia.jsonbody import loads_fast
 from eunomia.models._json import JSONExtractionError, parse_json_answer
 from eunomia.models._types import ChatRequest, ChatResult, Usage
 from eunomia.scheduler import CallError, parse_retry_after, retryable_status
 
 _ERROR_BODY_MAX = 300
-_LONG_NUMBER = re.compile(rb"\d{19}")
-"""orjson reads integers beyond 64 bits as floats; the json module keeps them exact."""
 
 
 class OpenAIProvider:
@@ -291,12 +289,9 @@ async def _read_json(response: aiohttp.ClientResponse, url: str) -> Any:
     """The decoded JSON answer: orjson on the bytes when they are UTF-8 (as JSON is), else
     (or when orjson refuses them) the text as aiohttp decodes it, through the json module."""
     raw = await response.read()
-    if response.get_encoding().lower() in ("utf-8", "utf8") and not _LONG_NUMBER.search(raw):
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass
-    return _json_body(await response.text(), url, response.status)
+    encoding = response.get_encoding()  # what response.text() decodes with
+    return loads_fast(raw, lambda: _json_body(raw.decode(encoding), url, response.status),
+                      utf8=encoding.lower() in ("utf-8", "utf8"))
 
 
 def _json_body(text: str, url: str, status: int) -> Any:
