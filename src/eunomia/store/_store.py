@@ -446,9 +446,7 @@ class RunStore:
 
     def iter_cases(self, run: RunInfo, suite: str | None = None,
                    target: str | None = None) -> Iterator[CaseRow]:
-        sql = ("SELECT suite, target, case_name, repeat, status, error, attempts, latency_s,"
-               " cached, score, input_tokens, output_tokens, cost, request, response, finished"
-               " FROM cases WHERE run_id=?")
+        sql = _CASE_COLUMNS + " FROM cases WHERE run_id=?"
         params: list[Any] = [run.id]
         if suite is not None:
             sql += " AND suite=?"
@@ -458,8 +456,7 @@ class RunStore:
             params.append(target)
         sql += " ORDER BY suite, target, case_name, repeat"
         for r in self._read(sql, params):
-            yield CaseRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9],
-                          r[10], r[11], r[12], r[13], r[14], r[15])
+            yield _case_row(r)
 
     def targets_of(self, run: RunInfo, suite: str) -> list[str]:
         return [r[0] for r in self._read(
