@@ -222,7 +222,9 @@ async def test_killed_worker_loses_nothing(tmp_path: Path) -> None:
     assert statuses == {"scored"}
     assert executor.stats.workers_replaced == 1
     assert executor.stats.resubmitted >= 1
-    assert executor.stats.places_recovered >= 1  # the dead worker's limiter places
+    # the dead worker's limiter places (if it held any when killed: the first requests may
+    # all have come from the other worker) were given back: none is held after the run
+    assert executor.stats.limiter["in_flight"] == 0
     # each lost job was asked again: a second request when the first had reached the server
     assert 42 <= len(srv.requests) <= 42 + executor.stats.resubmitted
 
