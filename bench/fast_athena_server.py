@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 
 from aiohttp import web
+
+from _fast_server import make_app, serve_forever
 
 
 async def handle(request: web.Request) -> web.Response:
@@ -44,23 +45,10 @@ async def handle(request: web.Request) -> web.Response:
     return web.json_response({"data": data, "meta": meta})
 
 
-async def stats(request: web.Request) -> web.Response:
-    return web.json_response({"requests": request.app["counter"][0]})
-
-
 async def main(port: int, latency: float) -> None:
-    app = web.Application(client_max_size=64 * 1024 * 1024)
-    app["latency"] = latency
-    app["counter"] = [0]
+    app = make_app(latency)
     app.router.add_post("/feedback_suggestions", handle)
-    app.router.add_get("/stats", stats)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", port, backlog=1024)
-    await site.start()
-    real_port = runner.addresses[0][1]
-    print(json.dumps({"url": f"http://127.0.0.1:{real_port}/feedback_suggestions"}), flush=True)
-    await asyncio.Event().wait()
+    await serve_forever(app, port, "/feedback_suggestions")
 
 
 if __name__ == "__main__":

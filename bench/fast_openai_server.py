@@ -22,6 +22,8 @@ import time
 
 from aiohttp import web
 
+from _fast_server import make_app, serve_forever
+
 USAGE = {"prompt_tokens": 50, "completion_tokens": 8, "total_tokens": 58}
 
 
@@ -61,24 +63,11 @@ async def chat(request: web.Request) -> web.StreamResponse:
     return response
 
 
-async def stats(request: web.Request) -> web.Response:
-    return web.json_response({"requests": request.app["counter"][0]})
-
-
 async def main(port: int, latency: float, answer: str) -> None:
-    app = web.Application(client_max_size=64 * 1024 * 1024)
-    app["latency"] = latency
+    app = make_app(latency)
     app["answer"] = answer
-    app["counter"] = [0]
     app.router.add_post("/v1/chat/completions", chat)
-    app.router.add_get("/stats", stats)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", port, backlog=1024)
-    await site.start()
-    real_port = runner.addresses[0][1]
-    print(json.dumps({"url": f"http://127.0.0.1:{real_port}/v1"}), flush=True)
-    await asyncio.Event().wait()
+    await serve_forever(app, port, "/v1")
 
 
 if __name__ == "__main__":
