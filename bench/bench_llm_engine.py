@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from eunomia.api import CaseSelection, RunOptions, load_all, run_scenarios
 from eunomia.models import ModelProvider
-from eunomia.runner import CaseSelection, RunOptions, load_all, run_scenarios
 from eunomia.scenarios import discover
 from eunomia.scheduler import RetryPolicy
 from eunomia.targets.llm import LLMTarget

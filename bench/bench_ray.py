@@ -26,8 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scenario import make_scenario, start_server
+from eunomia.api import CaseSelection, RunOptions, load_all, run_scenarios
 from eunomia.executors import Executor, LocalExecutor, TargetRecipe
-from eunomia.runner import CaseSelection, RunOptions, load_all, run_scenarios
 from eunomia.scenarios import discover
 from eunomia.scheduler import RetryPolicy
 from eunomia.targets import TargetConfig, build_target

@@ -26,7 +26,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from eunomia.runner import CaseSelection, RunOptions, load_all, run_scenarios
+from eunomia.api import CaseSelection, RunOptions, load_all, run_scenarios
 from eunomia.scenarios import discover
 from eunomia.scheduler import RetryPolicy
 from eunomia.targets.athena import AthenaTarget

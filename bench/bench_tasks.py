@@ -36,11 +36,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+from eunomia.api import RunOptions, run_tasks
 from eunomia.models import ChatRequest, ChatResult, Usage, resolve_spec
-from eunomia.runner import RunOptions
 from eunomia.scheduler import RetryPolicy
 from eunomia.tasks import load_suites
-from eunomia.tasks._runner import run_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSWER = "The answer is 42."

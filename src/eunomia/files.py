@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from eunomia.errors import EunomiaError
@@ -22,3 +23,8 @@ def write_text_atomic(path: Path, text: str) -> Path:
     except OSError as exc:
         raise EunomiaError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path
+
+
+def file_safe(name: str) -> str:
+    """``name`` as a file or folder name: ``openai:gpt-4o-mini`` -> ``openai_gpt-4o-mini``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:80] or "target"

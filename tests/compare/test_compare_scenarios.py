@@ -35,15 +35,16 @@ from tests.support.scripted_server import (
     usage,
 )
 
-from eunomia.compare import CaseChange, Comparison, compare_runs, comparison_to_json
+from eunomia.api import CaseSelection, LoadedScenario, RunOptions, load_all, run_scenarios
+from eunomia.compare import CaseChange, Comparison, comparison_to_json
 from eunomia.errors import EunomiaError
 from eunomia.report._compare_terminal import print_comparison
-from eunomia.runner import CaseSelection, LoadedScenario, RunOptions, load_all, run_scenarios
 from eunomia.scenarios import discover
 from eunomia.scheduler import RetryPolicy
 from eunomia.stats import paired_bootstrap
 from eunomia.store import RunStore
 from eunomia.targets.athena import AthenaTarget
+from eunomia.viewer import compare_stored as compare_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "scenarios"

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from eunomia.compare import Comparison, compare_runs, comparison_to_json
+from eunomia.compare import Comparison, comparison_to_json
 from eunomia.errors import EunomiaError
 from eunomia.report._compare_terminal import print_comparison
 from eunomia.stats import paired_bootstrap
 from eunomia.store import CaseRow, RunInfo, RunStore, now
+from eunomia.viewer import compare_stored as compare_runs
 
 SUITE = "summaries"
 

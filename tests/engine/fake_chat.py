@@ -18,7 +18,7 @@ from typing import Any
 from aiohttp import web
 from tests.support.local_app import LocalApp
 
-from eunomia.engine import render_submission
+from eunomia.llm_feedback import render_submission
 from eunomia.scenarios import Scenario
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "project_management"

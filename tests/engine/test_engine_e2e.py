@@ -17,6 +17,7 @@ import pytest
 import pytest_asyncio
 from tests.engine.fake_chat import EXAMPLE, FAKE_MODEL, FakeChatServer
 
+from eunomia.api import CaseSelection, RunOptions, RunReport, load_all, run_scenarios
 from eunomia.athena import (
     AthenaFeedback,
     FeedbackRequest,
@@ -24,9 +25,8 @@ from eunomia.athena import (
     create_module_app,
     start_module_server,
 )
-from eunomia.engine import FeedbackEngine, start_engine_server
+from eunomia.llm_feedback import FeedbackEngine, start_engine_server
 from eunomia.models import get_model
-from eunomia.runner import CaseSelection, RunOptions, RunReport, load_all, run_scenarios
 from eunomia.scenarios import Scenario, discover
 from eunomia.scheduler import CallError, RetryPolicy
 from eunomia.targets import FeedbackTarget, TargetConfig, build_target

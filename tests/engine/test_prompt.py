@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from eunomia.athena import AthenaSubmission, FeedbackRequest
-from eunomia.engine import BUNDLED_DIR, FIELDS, PromptBuilder, PromptTemplates
 from eunomia.errors import EunomiaError
+from eunomia.llm_feedback import BUNDLED_DIR, FIELDS, PromptBuilder, PromptTemplates
 from eunomia.scenarios import Scenario
 from eunomia.scheduler import CallError
 

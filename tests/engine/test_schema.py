@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from eunomia.athena import AthenaExercise, AthenaGradingCriterion, AthenaGradingInstruction
-from eunomia.engine import AnswerSchema, slug
+from eunomia.llm_feedback import AnswerSchema, slug
 from eunomia.scenarios import Scenario
 from eunomia.scheduler import CallError
 

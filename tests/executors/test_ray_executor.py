@@ -29,17 +29,16 @@ from tests.support.scripted_server import (
 
 ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'eunomia[ray]'")
 
+from eunomia.api import RunOptions, RunReport, TaskRunReport, load_all, run_scenarios, run_tasks  # noqa: E402  # noqa: E402
 from eunomia.cli._run import execute_run  # noqa: E402
 from eunomia.errors import EunomiaError  # noqa: E402
 from eunomia.executors import LocalExecutor, TargetRecipe  # noqa: E402
 from eunomia.executors.ray import RayExecutor, SharedLimiter, check_reachable  # noqa: E402
 from eunomia.models import EndpointConfig, ModelSpec, resolve_spec  # noqa: E402
-from eunomia.runner import RunOptions, RunReport, load_all, run_scenarios  # noqa: E402
 from eunomia.scenarios import discover  # noqa: E402
 from eunomia.scheduler import RetryPolicy  # noqa: E402
 from eunomia.targets import TargetConfig, build_target  # noqa: E402
 from eunomia.tasks import load_suites  # noqa: E402
-from eunomia.tasks._runner import TaskRunReport, run_tasks  # noqa: E402
 
 pytestmark = pytest.mark.ray
 

@@ -26,7 +26,7 @@ from tests.support.fault_server import (
     expected_sgis,
 )
 
-from eunomia.runner import RunOptions, load_all, run_scenarios
+from eunomia.api import RunOptions, load_all, run_scenarios
 from eunomia.scenarios import Scenario, discover
 from eunomia.scheduler import RetryPolicy
 from eunomia.store import RunStore

@@ -21,8 +21,8 @@ from tests.faults.test_fault_injection import make_scenario
 from tests.support.cli import run_cli
 from tests.support.scripted_server import RecordedRequest, Reply, ScriptedServer, feedback_reply
 
+from eunomia.api import RunOptions, load_all, run_scenarios
 from eunomia.errors import EunomiaError
-from eunomia.runner import RunOptions, load_all, run_scenarios
 from eunomia.scenarios import discover
 from eunomia.scheduler import RetryPolicy
 from eunomia.store import RunStore
@@ -246,7 +246,7 @@ def test_disk_full_then_free_space_and_resume(server: ScriptedServer, tmp_path: 
 async def test_sqlite_full_in_process(server: ScriptedServer, tmp_path: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """SQLITE_FULL without a tmpfs: the store is capped with ``max_page_count``."""
-    import eunomia.runner._session as session
+    import eunomia.run._engine as session
 
     class CappedStore(RunStore):
         def __init__(self, path: Path) -> None:

@@ -17,9 +17,9 @@ from eunomia.judge import (
     judge_schema,
     parse_answer,
 )
+from eunomia.kinds.tasks import ModelCaller
 from eunomia.models import ChatResult, get_model
 from eunomia.scheduler import AdaptiveLimiter, CallError, RetryPolicy
-from eunomia.tasks._calls import ModelCaller
 
 FAST = RetryPolicy(retries=2, timeout_s=10, backoff_initial_s=0.001, backoff_max_s=0.01)
 ITEM = JudgeItem(system_prompt="You sell kettles.", instruction="Describe the kettle.",

@@ -1,6 +1,6 @@
 """Runs for the report and viewer tests, made once per session.
 
-The example scenario is run through :func:`eunomia.runner.run_scenarios` against the
+The example scenario is run through :func:`eunomia.api.run_scenarios` against the
 scripted Athena stand-in, whose feedback carries script injections, and one test case
 has a diagram element named like an HTML tag. A judged-tasks run is written through
 :class:`RunStore` directly.
@@ -25,7 +25,7 @@ from tests.support.scripted_server import (
     usage,
 )
 
-from eunomia.runner import RunOptions, load_all, run_scenarios
+from eunomia.api import RunOptions, load_all, run_scenarios
 from eunomia.scenarios import discover
 from eunomia.scheduler import RetryPolicy
 from eunomia.store import CaseRow, RunStore, now

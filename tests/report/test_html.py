@@ -12,16 +12,11 @@ from typer.testing import CliRunner
 
 from eunomia.cli import app
 from eunomia.errors import EunomiaError
-from eunomia.report.html import (
-    CSP,
-    build_run_report,
-    render_comparison,
-    render_run,
-    write_report,
-)
+from eunomia.report.html import CSP, NONE_LABEL, RunReport, write_report
 from eunomia.report.html._charts import Bar, hbar_chart, heat_table, histogram, histogram_bins
-from eunomia.report.html._data import NONE_LABEL, RunReport
 from eunomia.store import RunStore
+from eunomia.viewer import render_comparison, render_run
+from eunomia.viewer import run_report as build_run_report
 
 
 @pytest.fixture

@@ -12,17 +12,17 @@ from tests.report.conftest import Runs
 from tests.support.scripted_server import ScriptedServer, feedback_reply, usage
 from tests.tasks.fake_llm import FakeLLM
 
+from eunomia.api import RunOptions, load_all, run_scenarios, run_tasks
+from eunomia.kinds.scenarios import leaderboard
 from eunomia.models import resolve_spec
-from eunomia.report import leaderboard
-from eunomia.report.html import build_run_report, render_run
-from eunomia.runner import RunOptions, load_all, run_scenarios
 from eunomia.scenarios import discover
 from eunomia.scheduler import RetryPolicy
 from eunomia.store import RunStore
 from eunomia.targets.athena import AthenaTarget
 from eunomia.targets.example import ExampleServerTarget
 from eunomia.tasks import load_suites
-from eunomia.tasks._runner import run_tasks
+from eunomia.viewer import render_run
+from eunomia.viewer import run_report as build_run_report
 
 FAST = RunOptions(4, RetryPolicy(retries=0, timeout_s=10, backoff_initial_s=0.001,
                                  backoff_max_s=0.01))

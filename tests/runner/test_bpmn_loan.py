@@ -23,7 +23,7 @@ from tests.support.scripted_server import (
     usage,
 )
 
-from eunomia.runner import RunOptions, RunReport, load_all, run_scenarios
+from eunomia.api import RunOptions, RunReport, load_all, run_scenarios
 from eunomia.scenarios import discover
 from eunomia.scheduler import RetryPolicy
 from eunomia.targets.athena import AthenaTarget

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from eunomia.errors import EunomiaError
-from eunomia.exports._scenario_files import FileWriter
+from eunomia.exports import FileWriter
 
 
 def test_files_are_all_written_when_it_closes(tmp_path: Path) -> None:

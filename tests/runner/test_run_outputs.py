@@ -24,8 +24,8 @@ from tests.support.scripted_server import (
     usage,
 )
 
+from eunomia.api import CaseSelection, RunOptions, RunReport, load_all, run_scenarios
 from eunomia.errors import EunomiaError
-from eunomia.runner import CaseSelection, RunOptions, RunReport, load_all, run_scenarios
 from eunomia.scenarios import discover
 from eunomia.scheduler import RetryPolicy
 from eunomia.targets.athena import AthenaTarget

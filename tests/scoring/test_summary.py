@@ -10,9 +10,8 @@ import yaml
 
 from eunomia.athena import AthenaFeedback
 from eunomia.pricing import CostSummary, ModelPrice, PriceTable, TokenCount
-from eunomia.records import CaseOutcome, CaseStatus
 from eunomia.scenarios import Scenario, load_scenario
-from eunomia.scoring import ScenarioSummary, score_case
+from eunomia.scoring import CaseOutcome, CaseStatus, ScenarioSummary, score_case
 
 DIAGRAM = {"version": "3.0.0", "type": "ClassDiagram", "elements": {}, "relationships": {}}
 

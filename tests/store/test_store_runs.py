@@ -17,9 +17,9 @@ from tests.support.scripted_server import (
     usage,
 )
 
-from eunomia.exports import export_run
-from eunomia.report import leaderboard
-from eunomia.runner import RunOptions, RunReport, load_all, run_scenarios
+from eunomia.api import RunOptions, RunReport, load_all, run_scenarios
+from eunomia.kinds.scenarios import leaderboard
+from eunomia.run import export_run
 from eunomia.scenarios import Scenario, discover
 from eunomia.scheduler import RetryPolicy
 from eunomia.store import RunStore

@@ -10,7 +10,7 @@ from tests.tasks.conftest import EXAMPLE_SUITE, V1, V2, write
 
 from eunomia.errors import Severity
 from eunomia.tasks import load_suite, load_suites
-from eunomia.tasks.kinds import get_kind, kind_for_category, kind_for_file, kinds
+from eunomia.tasks.categories import categories, category_for, category_for_file, category_named
 
 GOOD_V1 = ["inference_speed_ecommerce_tests.yaml", "summarization_ecommerce_tests.yaml"]
 GOOD_V2 = [f"{k}_ecommerce_tests.yaml" for k in (
@@ -149,14 +149,14 @@ def test_registry_names_are_case_insensitive() -> None:
                         ("Inference Speed", "inference_speed"),
                         ("common-sense reasoning", "common_sense_reasoning"),
                         ("INSTRUCTION_FOLLOWING", "instruction_following")]:
-        kind = kind_for_category(title)
+        kind = category_for(title)
         assert kind is not None and kind.name == name
-        assert get_kind(title).name == name
-    assert kind_for_category("astrology") is None
-    found = kind_for_file(Path("common_sense_reasoning_ecommerce_tests.yaml"))
+        assert category_named(title).name == name
+    assert category_for("astrology") is None
+    found = category_for_file(Path("common_sense_reasoning_ecommerce_tests.yaml"))
     assert found is not None and found.name == "common_sense_reasoning"
-    assert kind_for_file(Path("notes.yaml")) is None
-    for kind in kinds():
+    assert category_for_file(Path("notes.yaml")) is None
+    for kind in categories():
         assert kind.guidance()  # every kind has its prompt file
 
 
@@ -167,7 +167,7 @@ def test_example_suite_has_five_cases_per_kind_mixed_difficulty() -> None:
     for s in suites:
         for c in s.cases:
             per_kind.setdefault(c.kind, []).append(c.difficulty)
-    assert set(per_kind) == {k.name for k in kinds()}
+    assert set(per_kind) == {k.name for k in categories()}
     for difficulties in per_kind.values():
         assert len(difficulties) >= 5
         assert {"easy", "medium", "hard"} <= set(difficulties)

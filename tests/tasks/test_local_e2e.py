@@ -14,12 +14,11 @@ import pytest
 from rich.console import Console
 from tests.tasks.conftest import write
 
+from eunomia.api import RunOptions, run_tasks
 from eunomia.errors import EunomiaError
 from eunomia.models import GenerationSettings, ensure_weights, resolve_spec
-from eunomia.runner import RunOptions
 from eunomia.scheduler import RetryPolicy
 from eunomia.tasks import load_suites
-from eunomia.tasks._runner import run_tasks
 
 pytest.importorskip("llama_cpp", reason="the local extra (llama-cpp-python) is not installed")
 
@@ -66,7 +65,7 @@ async def test_two_cases_on_the_smallest_local_model(tmp_path: Path,
 
     rows = json.loads((tmp_path / "out" / "local" / "tasks_results.json").read_text())
     assert rows["cases"] == 2
-    from eunomia.exports._task_files import task_records
+    from eunomia.kinds.tasks import task_records
     from eunomia.store import RunStore
 
     db = RunStore(tmp_path / "out" / "eunomia.db")

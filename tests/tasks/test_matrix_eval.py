@@ -15,10 +15,10 @@ from tests.tasks.fake_llm import FakeLLM
 from tests.tasks.test_cli import invoke, served  # noqa: F401 - the fixture
 from tests.tasks.test_run import OPTIONS, verdict
 
+from eunomia.api import TaskRunReport, run_tasks
 from eunomia.models import load_config, resolve_spec
 from eunomia.store import RunStore
 from eunomia.tasks import TaskSuite, load_suites
-from eunomia.tasks._runner import TaskRunReport, run_tasks
 
 SUITE = """\
 metadata: {category: general knowledge}

@@ -10,10 +10,10 @@ from tests.tasks.fake_llm import FakeLLM
 from tests.tasks.test_cli import invoke, served  # noqa: F401 - the fixture
 from tests.tasks.test_run import OPTIONS
 
+from eunomia.api import run_tasks
 from eunomia.models import resolve_spec
 from eunomia.store import RunStore
 from eunomia.tasks import load_suites
-from eunomia.tasks._runner import run_tasks
 
 SUITE = """\
 - case_id: all

@@ -14,12 +14,11 @@ from rich.console import Console
 from tests.tasks.conftest import EXAMPLE_SUITE, write
 from tests.tasks.fake_llm import FakeLLM
 
+from eunomia.api import RunOptions, TaskRunReport, TaskSelection, run_tasks
 from eunomia.models import resolve_spec
-from eunomia.runner import RunOptions
 from eunomia.scheduler import RetryPolicy
 from eunomia.store import RunStore
 from eunomia.tasks import TaskSuite, load_suites
-from eunomia.tasks._runner import TaskRunReport, TaskSelection, run_tasks
 
 OPTIONS = RunOptions(4, RetryPolicy(retries=1, timeout_s=10, backoff_initial_s=0.001,
                                     backoff_max_s=0.01))

@@ -19,27 +19,21 @@ from tests.tasks.conftest import EXAMPLE_SUITE, V1, V2, write
 from yaml.emitter import Emitter
 
 from eunomia import defaults
+from eunomia.api import RunOptions, TaskSelection, run_tasks
 from eunomia.errors import EunomiaError
-from eunomia.exports._task_files import (
-    _JsonList,
-    _Output,
-    _write_json_streaming,
-    analyze_scalar,
-    case_yaml,
-    export_task_run,
-    slow_case_yaml,
-    stored_summary,
-    suite_yaml,
-    task_records,
-)
+from eunomia.exports import JsonList as _JsonList
+from eunomia.exports import Output as _Output
+from eunomia.exports import case_yaml, slow_case_yaml
+from eunomia.exports import write_json_streaming as _write_json_streaming
+from eunomia.exports._yaml_legacy import analyze_scalar
+from eunomia.kinds.tasks import selected_entries, stored_summary, suite_yaml, task_records
 from eunomia.models import ChatRequest, ChatResult, Usage, resolve_spec
-from eunomia.runner import RunOptions
+from eunomia.run import export_run as export_task_run
 from eunomia.scheduler import RetryPolicy
 from eunomia.store import RunStore, json_bytes
-from eunomia.tasks import TaskSuite, load_suite, load_suites
+from eunomia.tasks import TaskSuite, load_suite, load_suites, loaded_case
 from eunomia.tasks._loader import _load_whole
 from eunomia.tasks._model import CaseList
-from eunomia.tasks._runner import TaskSelection, run_tasks
 from eunomia.tasks._snapshot import SNAPSHOT_FORMAT
 from eunomia.tasks._summary import summarize
 
@@ -116,7 +110,8 @@ def test_a_loaded_suite_holds_no_case_and_reads_its_file_again(tmp_path: Path) -
     assert cases[1].name == "c1" and cases[-1].name == "c4"
     assert [c.name for c in cases[1:3]] == ["c1", "c2"]
     assert cases == list(cases)
-    selected = TaskSelection(("c3", "c4"), max_cases=1).apply(suite)
+    selected = [loaded_case(e) for e in
+                selected_entries(suite, TaskSelection(("c3", "c4"), max_cases=1))]
     assert [c.name for c in selected] == ["c3"] and selected
     path.write_text("- {case_id: other, instruction: changed, category: summarization}\n")
     with pytest.raises(EunomiaError, match="changed since it was loaded"):

@@ -7,16 +7,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from eunomia import __version__, defaults
 from eunomia.cli import _eval, _run, _store_cmds
-from eunomia.cli._common import console, print_diagnostics
 from eunomia.cli._compare import compare
 from eunomia.cli._report import report
+from eunomia.cli._validate import validate
 from eunomia.cli._view import view
-from eunomia.errors import Severity
-from eunomia.scenarios import discover
 
 app = typer.Typer(
     add_completion=False,
@@ -32,36 +29,7 @@ app.command("eval")(_eval.eval_command)
 app.command()(compare)
 app.command()(report)
 app.command()(view)
-
-
-@app.command()
-def validate(
-    paths: Annotated[list[Path], typer.Argument(help="Scenario folders or folders of scenarios.")],
-) -> None:
-    """Check scenarios without calling anything; list every problem."""
-    from eunomia.pricing import load_price_file
-    from eunomia.scenarios import load_scenario
-
-    out = console()
-    sources, problems = discover(list(paths))
-    seen_prices: set[Path] = set()
-    for source in sources:
-        scenario, diags = load_scenario(source.folder)
-        problems += diags
-        if source.price_file and source.price_file not in seen_prices:
-            seen_prices.add(source.price_file)
-            problems += load_price_file(source.price_file)[1]
-        if scenario is not None:
-            out.print(f"{escape(scenario.name)}: {len(scenario.criteria)} criteria, "
-                      f"{len(scenario.instructions)} instructions, "
-                      f"{len(scenario.test_cases)} test cases"
-                      + (f", {len(scenario.invalid_cases)} unusable"
-                         if scenario.invalid_cases else ""))
-    print_diagnostics(out, problems)
-    errors = sum(d.severity is Severity.ERROR for d in problems)
-    out.print(f"{errors} error(s), {len(problems) - errors} warning(s)")
-    if errors:
-        raise typer.Exit(1)
+app.command()(validate)
 
 
 @app.command("serve-example")
@@ -93,7 +61,7 @@ def serve(
     ] = defaults.ATHENA_SECRET_ENV,
 ) -> None:
     """Serve the built-in LLM feedback engine as an Athena-compatible module."""
-    from eunomia.engine import serve_forever as serve_engine
+    from eunomia.llm_feedback import serve_forever as serve_engine
 
     serve_engine(model, host, port, os.environ.get(secret_env) or None, prompt_dir)
 

@@ -63,8 +63,9 @@ def compare(
 
     Exit codes: 0 compared; 1 regression with --fail-on-regression; 2 usage error.
     """
-    from eunomia.compare import compare_runs, comparison_to_json
-    from eunomia.report._compare_terminal import print_comparison
+    from eunomia.compare import comparison_to_json
+    from eunomia.report import print_comparison
+    from eunomia.viewer import compare_stored
 
     path_a = store or results / defaults.STORE_FILE
     db_a = _store_at(path_a)
@@ -73,7 +74,7 @@ def compare(
             else _store_at(store_b)
         try:
             info_a, info_b = db_a.require_run(run_a), db_b.require_run(run_b)
-            comparison = compare_runs(db_a, info_a, db_b, info_b, alpha=alpha,
+            comparison = compare_stored(db_a, info_a, db_b, info_b, alpha=alpha,
                                       max_new_failures=max_new_failures,
                                       target_a=target_a, target_b=target_b)
         finally:

@@ -104,15 +104,16 @@ def eval_command(
              "or RAY_ADDRESS).")] = None,
 ) -> None:
     """Evaluate candidate models on YAML task suites, scored 0-5 by a judge model."""
+    from eunomia.api import run_tasks
     from eunomia.cli._prompts import default_run_name
     from eunomia.judge import Rubric
+    from eunomia.kinds import Selection
+    from eunomia.kinds.tasks import NO_JUDGE, selected_entries
     from eunomia.matrix import MatrixModel, load_task_matrix
     from eunomia.models import load_config, resolve_spec
-    from eunomia.runner import RunOptions
-    from eunomia.scheduler import RetryPolicy
+    from eunomia.scheduler import RetryPolicy, RunOptions
     from eunomia.store import RunStore
     from eunomia.tasks import load_suites
-    from eunomia.tasks._runner import NO_JUDGE, TaskSelection, run_tasks
 
     out = console()
     store_path = store or results / defaults.STORE_FILE
@@ -189,8 +190,10 @@ def eval_command(
     if not _NAME_RE.match(run_name):
         raise EunomiaError(f"invalid run name {run_name!r}: use letters, digits, '.', '_' "
                            "and '-' (at most 100 characters)")
-    selection = TaskSelection(tuple(patterns), max_cases)
-    if patterns and not any(selection.apply(s) or selection.invalid(s) for s in suites):
+    selection = Selection(tuple(patterns), max_cases)
+    if patterns and not any(next(selected_entries(s, selection), None) is not None
+                            or any(selection.matches(s.name, n) for n, _ in s.invalid)
+                            for s in suites):
         raise EunomiaError(f"no test case matches {', '.join(patterns)}")
     candidates = [e.resolve(config) for e in entries]
     judge_spec = None if judge.strip().lower() == NO_JUDGE else resolve_spec(judge, config)

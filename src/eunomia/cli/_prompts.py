@@ -8,7 +8,7 @@ from datetime import datetime
 from rich.console import Console
 from rich.prompt import Prompt
 
-from eunomia.runner import LoadedScenario
+from eunomia.kinds.scenarios import LoadedScenario
 
 
 def interactive() -> bool:

@@ -28,7 +28,8 @@ def report(
         help="Run store of the --compare run, when it is not the same store.")] = None,
 ) -> None:
     """Write an HTML report of a run (or two runs compared): one file, works offline."""
-    from eunomia.report.html import render_comparison, render_run, write_report
+    from eunomia.report.html import write_report
+    from eunomia.viewer import render_comparison, render_run
 
     out = console()
     db = _open(results, store)

@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from eunomia import defaults
+from eunomia.api import run_scenarios
 from eunomia.cli._common import (
     RunOptionValues,
     check_positive,
@@ -20,9 +21,10 @@ from eunomia.cli._common import (
 )
 from eunomia.errors import EunomiaError, has_errors
 from eunomia.executors import TargetRecipe, make_executor
-from eunomia.runner import CaseSelection, RunOptions, load_all, run_scenarios
+from eunomia.kinds import Selection
+from eunomia.kinds.scenarios import load_scenarios, selected_cases, selected_invalid
 from eunomia.scenarios import discover
-from eunomia.scheduler import RetryPolicy
+from eunomia.scheduler import RetryPolicy, RunOptions
 from eunomia.store import RunStore
 from eunomia.targets import TargetConfig, build_target, target_kinds
 
@@ -94,7 +96,7 @@ def execute_run(
     sources, problems = discover(paths)
     if has_errors(problems):
         raise EunomiaError("nothing to run", problems)
-    loaded, diagnostics = load_all(sources)
+    loaded, diagnostics = load_scenarios(sources)
     print_diagnostics(out, diagnostics)
 
     if run_name is None:
@@ -105,9 +107,10 @@ def execute_run(
     patterns = tuple(cases)
     if not patterns and ask:
         patterns = ask_case_patterns(out, loaded)
-    selection = CaseSelection(patterns, max_cases)
+    selection = Selection(patterns, max_cases)
     if patterns and not any(
-        selection.apply(item.scenario) or selection.invalid(item.scenario) for item in loaded
+        selected_cases(item.scenario, selection) or selected_invalid(item.scenario, selection)
+        for item in loaded
     ):
         raise EunomiaError(f"no test case matches {', '.join(patterns)}")
 

@@ -62,7 +62,7 @@ def export(
         help="Write the files under this folder instead of the results folder.")] = None,
 ) -> None:
     """Write a run's CSV/JSON result files again from the store."""
-    from eunomia.exports import export_run
+    from eunomia.run import export_run
 
     out = console()
     db = _open(results, store)
@@ -72,8 +72,5 @@ def export(
     finally:
         db.close()
     for item in exported:
-        out.print(f"{escape(item.summary.scenario.name)} ({escape(item.target)}): "
-                  f"{item.summary.total} cases -> {escape(str(item.folder))}")
-    if info.kind != "scenarios":  # judged task runs: their files are under the run folder
-        out.print(f"{escape(info.name)} ({info.kind}): files written to "
-                  f"{escape(str((output or results) / info.name))}")
+        out.print(f"{escape(item.suite or info.name)} ({escape(item.target)}): "
+                  f"files written to {escape(str(item.folder))}")

@@ -1,6 +1,7 @@
 """Comparing two runs: per-case changes, paired tests, a verdict usable as a CI gate."""
 
 from eunomia.compare._compare import compare_runs
+from eunomia.compare._facts import CaseFacts, ComparedKind, RunFacts
 from eunomia.compare._model import (
     CHANGE_KINDS,
     CaseChange,
@@ -20,12 +21,15 @@ from eunomia.compare._model import (
 __all__ = [
     "CHANGE_KINDS",
     "CaseChange",
+    "CaseFacts",
     "ChangeKind",
+    "ComparedKind",
     "Comparison",
     "CriterionChange",
     "CriterionDelta",
     "MetricDelta",
     "OverallDelta",
+    "RunFacts",
     "RunRef",
     "Signal",
     "Verdict",

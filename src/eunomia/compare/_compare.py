@@ -12,13 +12,12 @@ task runs are compared on what every stored case has: status, score, cost, laten
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from statistics import fmean
-from typing import Any
 
 from eunomia import defaults
+from eunomia.compare._facts import SCORED, Agg, ComparedKind, Rep, RunFacts, aggregate
 from eunomia.compare._model import (
     CaseChange,
     ChangeKind,
@@ -33,14 +32,9 @@ from eunomia.compare._model import (
     VerdictKind,
 )
 from eunomia.errors import EunomiaError
-from eunomia.exports import outcome_from_row
-from eunomia.pricing import PriceTable
-from eunomia.scenarios import Scenario, scenario_from_json
-from eunomia.scoring import CaseScore
 from eunomia.stats import mcnemar, paired_bootstrap, quantile
-from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
+from eunomia.store import RunInfo, RunStore, SuiteInfo
 
-_SCORED = "scored"
 _NAMES_SHOWN = 5
 _FEW_PAIRS = 10
 _TOL = 1e-9
@@ -51,124 +45,28 @@ CaseKey = tuple[str, str, str]
 
 # --- one side ------------------------------------------------------------------------------
 @dataclass(slots=True)
-class _Rep:
-    row: CaseRow
-    score: CaseScore | None
-
-
-@dataclass(slots=True)
 class _Side:
     store: RunStore
     run: RunInfo
     suites: dict[str, SuiteInfo]
-    scenarios: dict[str, Scenario]
-    cases: dict[CaseKey, list[_Rep]]
+    facts: RunFacts
+    cases: dict[CaseKey, list[Rep]]
     targets: list[str]
 
 
-def _load(store: RunStore, run: RunInfo) -> _Side:
+def _load(store: RunStore, run: RunInfo, kind: ComparedKind) -> _Side:
     suites = {s.name: s for s in store.suites(run)}
-    scenarios: dict[str, Scenario] = {}
-    prices: dict[str, PriceTable] = {}
-    if run.kind == "scenarios":
-        for s in suites.values():
-            scenarios[s.name] = scenario_from_json(store.get_json(s.definition))
-            prices[s.name] = PriceTable.from_json(store.get_json(s.prices))
-    cases: dict[CaseKey, list[_Rep]] = {}
+    facts = kind.run_facts(store, run)
+    cases: dict[CaseKey, list[Rep]] = {}
     seen_targets: list[str] = []
     for row in store.iter_cases(run):
-        score = None
-        scenario = scenarios.get(row.suite)
-        if scenario is not None and row.status == _SCORED:
-            score = outcome_from_row(store, scenario, prices[row.suite], row).score
-        cases.setdefault((row.suite, row.target, row.case_name), []).append(_Rep(row, score))
+        known = facts.case(row) if row.status == SCORED else None
+        cases.setdefault((row.suite, row.target, row.case_name), []).append(Rep(row, known))
         if row.target not in seen_targets:
             seen_targets.append(row.target)
     ordered = [t for t in run.targets if t in seen_targets]
     ordered += [t for t in seen_targets if t not in ordered]
-    return _Side(store, run, suites, scenarios, cases, ordered)
-
-
-# --- one case, repeats averaged -------------------------------------------------------------
-@dataclass(slots=True)
-class _Agg:
-    repeats: int
-    status: str
-    ok: bool
-    """At least one repeat was scored."""
-    failed_repeats: int
-    score: float | None
-    detection: float | None
-    """Fraction of the scored repeats detected correctly (scenario runs)."""
-    fully_correct: float | None
-    costs: list[float]
-    latencies: list[float]
-    error: str | None
-    missing: dict[str, set[str]] = field(default_factory=dict)
-    """Criterion -> instructions missing in most scored repeats."""
-    extra: dict[str, set[str]] = field(default_factory=dict)
-    criterion_miss: dict[str, float] = field(default_factory=dict)
-    """Criterion expected by the case -> fraction of scored repeats missing some of it."""
-
-    @property
-    def detected(self) -> bool | None:
-        return None if self.detection is None else self.detection > 0.5
-
-    @property
-    def fully(self) -> bool | None:
-        return None if self.fully_correct is None else self.fully_correct > 0.5
-
-    @property
-    def cost(self) -> float | None:
-        return fmean(self.costs) if self.costs else None
-
-    @property
-    def latency(self) -> float | None:
-        return fmean(self.latencies) if self.latencies else None
-
-
-def _criterion_of(scenario: Scenario, instruction: int) -> str:
-    return scenario.criteria[scenario.instructions[instruction].criterion_id - 1].textual_id
-
-
-def _aggregate(reps: list[_Rep], scenario: Scenario | None) -> _Agg:
-    scored = [r for r in reps if r.row.status == _SCORED]
-    if len(scored) == len(reps):
-        status = _SCORED
-    elif scored:
-        status = "partial"
-    else:
-        status = reps[0].row.status
-    # scenario runs: the score rescored from the snapshot, like the exports; else as stored
-    found = [r.score.score_percent if r.score is not None else r.row.score for r in scored]
-    values = [v for v in found if v is not None]
-    error = next((r.row.error for r in reps if r.row.status != _SCORED and r.row.error), None)
-    agg = _Agg(
-        repeats=len(reps), status=status, ok=bool(scored), failed_repeats=len(reps) - len(scored),
-        score=fmean(values) if values else None, detection=None, fully_correct=None,
-        costs=[r.row.cost for r in reps if r.row.cost is not None],
-        latencies=[r.row.latency_s for r in reps if r.row.latency_s is not None],
-        error=None if scored else error,
-    )
-    scores = [r.score for r in scored if r.score is not None]
-    if scenario is None or not scores:
-        return agg
-    n = len(scores)
-    agg.detection = sum(s.detected_correctly for s in scores) / n
-    agg.fully_correct = sum(s.fully_correct for s in scores) / n
-    missing: Counter[int] = Counter(i for s in scores for i in s.missing)
-    extra: Counter[int] = Counter(i for s in scores for i in s.extra)
-    for counter, into in ((missing, agg.missing), (extra, agg.extra)):
-        for i, count in counter.items():
-            if count > n / 2:
-                ins = scenario.instructions[i]
-                into.setdefault(_criterion_of(scenario, i), set()).add(ins.textual_id)
-    misses: Counter[str] = Counter()
-    for s in scores:
-        misses.update({_criterion_of(scenario, i) for i in s.missing})
-    for criterion in {_criterion_of(scenario, i) for i in scores[0].expected}:
-        agg.criterion_miss[criterion] = misses[criterion] / n
-    return agg
+    return _Side(store, run, suites, facts, cases, ordered)
 
 
 # --- pairing --------------------------------------------------------------------------------
@@ -228,7 +126,7 @@ def _pair(a: _Side, b: _Side, target_a: str | None, target_b: str | None) -> _Pa
 
 
 # --- per case -----------------------------------------------------------------------------
-def _criteria_changes(a: _Agg, b: _Agg) -> tuple[CriterionChange, ...]:
+def _criteria_changes(a: Agg, b: Agg) -> tuple[CriterionChange, ...]:
     out: list[CriterionChange] = []
     for criterion in sorted(set(a.missing) | set(b.missing) | set(a.extra) | set(b.extra)):
         am, bm = a.missing.get(criterion, set()), b.missing.get(criterion, set())
@@ -239,7 +137,7 @@ def _criteria_changes(a: _Agg, b: _Agg) -> tuple[CriterionChange, ...]:
     return tuple(out)
 
 
-def _classify(a: _Agg | None, b: _Agg | None) -> ChangeKind:
+def _classify(a: Agg | None, b: Agg | None) -> ChangeKind:
     if a is None:
         return "only_in_b"
     if b is None:
@@ -258,7 +156,7 @@ def _classify(a: _Agg | None, b: _Agg | None) -> ChangeKind:
     return "unchanged"
 
 
-def _case_change(shown: CaseKey, a: _Agg | None, b: _Agg | None,
+def _case_change(shown: CaseKey, a: Agg | None, b: Agg | None,
                  b_target: str | None) -> CaseChange:
     suite, target, case = shown
     if b_target is not None and b_target != target:
@@ -313,8 +211,8 @@ def _bootstrapped(key: str, label: str, a: list[float], b: list[float], s: _Sett
                        p is not None and p < s.alpha, unit=unit)
 
 
-def _binary(key: str, label: str, pairs: list[tuple[_Agg, _Agg]],
-            rate: Callable[[_Agg], float | None], flag: Callable[[_Agg], bool | None],
+def _binary(key: str, label: str, pairs: list[tuple[Agg, Agg]],
+            rate: Callable[[Agg], float | None], flag: Callable[[Agg], bool | None],
             s: _Settings) -> MetricDelta:
     """A yes/no metric: rates with a bootstrap CI of their delta, McNemar's p."""
     a_rates: list[float] = []
@@ -336,14 +234,14 @@ def _binary(key: str, label: str, pairs: list[tuple[_Agg, _Agg]],
                        base.n > 0 and test.p_value < s.alpha, regressions, fixes, "rate")
 
 
-def _overall(kind: str, aggs: list[tuple[_Agg, _Agg]], s: _Settings) -> OverallDelta:
+def _overall(kind: ComparedKind, aggs: list[tuple[Agg, Agg]], s: _Settings) -> OverallDelta:
     both = [(a, b) for a, b in aggs if a.ok and b.ok]
     scored = [(a.score, b.score) for a, b in both if a.score is not None and b.score is not None]
-    label = "Score (%)" if kind == "scenarios" else "Judge score (0-5)"
+    label, unit = kind.compare_score
     score = _bootstrapped("score", label, [x for x, _ in scored], [y for _, y in scored], s,
-                          unit="%" if kind == "scenarios" else "score", higher_is_better=True)
+                          unit=unit, higher_is_better=True)
     detection = fully = None
-    if kind == "scenarios":
+    if kind.detects:
         detection = _binary("detection", "Detected correctly", both, lambda x: x.detection,
                             lambda x: x.detected, s)
         fully = _binary("fully_correct", "Fully correct", both, lambda x: x.fully_correct,
@@ -381,7 +279,7 @@ def _overall(kind: str, aggs: list[tuple[_Agg, _Agg]], s: _Settings) -> OverallD
 
 
 def _criteria(a_side: _Side, b_side: _Side,
-              pairs: list[tuple[str, _Agg, _Agg]], s: _Settings) -> list[CriterionDelta]:
+              pairs: list[tuple[str, Agg, Agg]], s: _Settings) -> list[CriterionDelta]:
     by: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for suite, a, b in pairs:
         if not (a.ok and b.ok):
@@ -392,9 +290,8 @@ def _criteria(a_side: _Side, b_side: _Side,
                 by.setdefault((suite, criterion), []).append((miss_a, miss_b))
     out: list[CriterionDelta] = []
     for (suite, criterion), values in by.items():
-        scenario = a_side.scenarios.get(suite) or b_side.scenarios.get(suite)
-        title = next((c.title for c in scenario.criteria if c.textual_id == criterion),
-                     criterion) if scenario else criterion
+        title = (a_side.facts.criterion_title(suite, criterion)
+                 or b_side.facts.criterion_title(suite, criterion) or criterion)
         n = len(values)
         ra, rb = fmean(x for x, _ in values), fmean(y for _, y in values)
         regressions = sum(x <= 0.5 < y for x, y in values)
@@ -412,42 +309,16 @@ def _names(keys: Sequence[CaseKey]) -> str:
     return shown + (f" and {len(keys) - _NAMES_SHOWN} more" if len(keys) > _NAMES_SHOWN else "")
 
 
-def _normalised(definition: Any) -> Any:
-    """A scenario snapshot without what does not change the scoring (paths, server URL)."""
-    if not isinstance(definition, dict) or "test_cases" not in definition:
-        return definition
-    return {
-        "exercise": definition.get("exercise"),
-        "criteria": definition.get("criteria"),
-        "default_expected": definition.get("default_expected"),
-        "test_cases": {t["name"]: (t.get("expected"), t.get("diff_instructions"))
-                       for t in definition["test_cases"]},
-    }
-
-
-def _suite_warnings(a: _Side, b: _Side, suites: set[str]) -> list[str]:
+def _suite_warnings(a: _Side, b: _Side, suites: set[str], kind: ComparedKind) -> list[str]:
     out: list[str] = []
     for name in sorted(suites):
         sa, sb = a.suites.get(name), b.suites.get(name)
         if sa is None or sb is None or sa.definition == sb.definition:
             continue
-        da = _normalised(a.store.get_json(sa.definition))
-        db = _normalised(b.store.get_json(sb.definition))
-        if da == db:
+        parts = kind.definition_changes(name, a.store.get_json(sa.definition),
+                                        b.store.get_json(sb.definition))
+        if parts is None:
             continue
-        parts: list[str] = []
-        if isinstance(da, dict) and isinstance(db, dict) and "test_cases" in da:
-            if da["criteria"] != db["criteria"]:
-                parts.append("criteria or instructions changed")
-            if da["exercise"] != db["exercise"]:
-                parts.append("exercise changed")
-            if da["default_expected"] != db["default_expected"]:
-                parts.append("default expectations changed")
-            cases_a, cases_b = da["test_cases"], db["test_cases"]
-            changed = sorted(n for n in cases_a if n in cases_b and cases_a[n] != cases_b[n])
-            if changed:
-                parts.append(f"expectations of {len(changed)} case(s) changed: "
-                             + _names([(name, "", n) for n in changed]))
         detail = f" ({'; '.join(parts)})" if parts else ""
         out.append(f"suite {name!r} is defined differently in A and B{detail}: "
                    "deltas may come from the new definition, not from the system")
@@ -510,6 +381,7 @@ def compare_runs(
     run_a: RunInfo,
     store_b: RunStore,
     run_b: RunInfo,
+    kind: ComparedKind,
     *,
     alpha: float = defaults.COMPARE_ALPHA,
     max_new_failures: int = defaults.COMPARE_MAX_NEW_FAILURES,
@@ -534,18 +406,18 @@ def compare_runs(
         raise EunomiaError(f"cannot compare a {run_a.kind} run ({run_a.name}) with a "
                            f"{run_b.kind} run ({run_b.name})")
     settings = _Settings(alpha, confidence, resamples, seed)
-    a, b = _load(store_a, run_a), _load(store_b, run_b)
+    a, b = _load(store_a, run_a, kind), _load(store_b, run_b, kind)
     pairing = _pair(a, b, target_a, target_b)
     warnings = list(pairing.warnings)
 
     changes: list[CaseChange] = []
-    paired: list[tuple[_Agg, _Agg]] = []
-    by_suite: list[tuple[str, _Agg, _Agg]] = []
+    paired: list[tuple[Agg, Agg]] = []
+    by_suite: list[tuple[str, Agg, Agg]] = []
     only_a: list[CaseKey] = []
     only_b: list[CaseKey] = []
     for shown, (ka, kb) in pairing.pairs.items():
-        agg_a = _aggregate(a.cases[ka], a.scenarios.get(ka[0])) if ka else None
-        agg_b = _aggregate(b.cases[kb], b.scenarios.get(kb[0])) if kb else None
+        agg_a = aggregate(a.cases[ka]) if ka else None
+        agg_b = aggregate(b.cases[kb]) if kb else None
         changes.append(_case_change(shown, agg_a, agg_b, kb[1] if kb else None))
         if agg_a is not None and agg_b is not None:
             paired.append((agg_a, agg_b))
@@ -567,7 +439,7 @@ def compare_runs(
     for side, keys in (("A", only_a), ("B", only_b)):
         if keys:
             warnings.append(f"{len(keys)} case(s) only in {side}, not compared: {_names(keys)}")
-    warnings += _suite_warnings(a, b, suites_a & suites_b)
+    warnings += _suite_warnings(a, b, suites_a & suites_b, kind)
     for side, info in (("A", run_a), ("B", run_b)):
         if info.status != "complete":
             warnings.append(f"run {side} ({info.name}) is {info.status}, not complete")
@@ -576,11 +448,11 @@ def compare_runs(
         warnings.append(f"the runs have different repeats (A: {reps_a}, B: {reps_b}); "
                         "each case's repeats are averaged")
 
-    overall = _overall(run_a.kind, paired, settings)
+    overall = _overall(kind, paired, settings)
     if 0 < overall.scored_both < _FEW_PAIRS:
         warnings.append(f"only {overall.scored_both} case(s) scored on both sides: "
                         "the tests can only detect large differences")
-    criteria = _criteria(a, b, by_suite, settings) if run_a.kind == "scenarios" else []
+    criteria = _criteria(a, b, by_suite, settings) if kind.detects else []
     ref_a, ref_b = _ref(a, pairing.targets_a), _ref(b, pairing.targets_b)
     newly_failed = sum(c.change == "newly_failed" for c in changes)
     verdict = _verdict(ref_a, ref_b, overall, newly_failed, max_new_failures, alpha)

@@ -1,37 +1,30 @@
-"""Result files written from a run (CSV tables and JSON)."""
+"""Writers of result files: atomic text, CSV and JSON written piece by piece, many small files
+off the event loop, YAML a case at a time. What goes into each file is the kinds' business
+(``eunomia.kinds``); how a file is written safely and fast is this package's."""
 
-from eunomia.exports._from_store import (
-    ExportedScenario,
-    ScenarioExport,
-    export_run,
-    iter_outcomes,
-    outcome_from_row,
-    scenario_leaderboard,
-    target_slug,
-    write_run_file,
+from eunomia.exports._background import FileWriter
+from eunomia.exports._outputs import (
+    LIST_HERE,
+    CsvOutput,
+    JsonList,
+    Output,
+    write_csv,
+    write_csv_dicts,
+    write_json_streaming,
 )
-from eunomia.exports._scenario_files import (
-    CASE_COLUMNS,
-    ScenarioExporter,
-    case_json,
-    case_row,
-    summary_json,
-    summary_rows,
-)
+from eunomia.exports._yaml_legacy import SuiteYaml, case_yaml, dump_yaml, slow_case_yaml
 
 __all__ = [
-    "CASE_COLUMNS",
-    "ExportedScenario",
-    "ScenarioExport",
-    "ScenarioExporter",
-    "case_json",
-    "case_row",
-    "export_run",
-    "iter_outcomes",
-    "outcome_from_row",
-    "scenario_leaderboard",
-    "summary_json",
-    "summary_rows",
-    "target_slug",
-    "write_run_file",
+    "LIST_HERE",
+    "CsvOutput",
+    "FileWriter",
+    "JsonList",
+    "Output",
+    "SuiteYaml",
+    "case_yaml",
+    "dump_yaml",
+    "slow_case_yaml",
+    "write_csv",
+    "write_csv_dicts",
+    "write_json_streaming",
 ]

@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from eunomia import defaults
-from eunomia.engine._prompt import Template
 from eunomia.errors import EunomiaError
 from eunomia.judge._schema import JudgeAnswer, Verdict, judge_schema
+from eunomia.llm_feedback._prompt import Template
 from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings
 from eunomia.scheduler import CallError
 

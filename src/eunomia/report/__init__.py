@@ -1,34 +1,26 @@
-"""What people look at: the terminal summary and progress display."""
+"""What people look at, the same for every kind: progress, the leaderboard of a matrix run,
+and the one-file HTML report (``report/html``)."""
 
+from eunomia.report._compare_terminal import print_comparison
 from eunomia.report._leaderboard import (
     LEADERBOARD_FILE,
-    SCENARIO_COLUMNS,
-    TASK_COLUMNS,
     Columns,
     LeaderboardRow,
-    leaderboard,
     leaderboard_csv,
     print_leaderboard,
     rank,
-    scenario_row,
     write_leaderboard,
 )
 from eunomia.report._progress import CaseProgress
-from eunomia.report._terminal import print_consistency, print_scenario_summary
 
 __all__ = [
     "LEADERBOARD_FILE",
-    "SCENARIO_COLUMNS",
-    "TASK_COLUMNS",
     "CaseProgress",
     "Columns",
     "LeaderboardRow",
-    "leaderboard",
     "leaderboard_csv",
-    "print_consistency",
+    "print_comparison",
     "print_leaderboard",
-    "print_scenario_summary",
     "rank",
-    "scenario_row",
     "write_leaderboard",
 ]

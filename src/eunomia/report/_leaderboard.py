@@ -1,9 +1,9 @@
 """The leaderboard of a matrix run: several targets (or candidate models) on the same suites.
 
 One ranking for both kinds of evaluation: :func:`rank` takes one :class:`LeaderboardRow`
-per target, marks the cost/quality Pareto front and sorts by score. Rows come from
-scenario summaries (:func:`scenario_row`, here) or from a task run's summaries
-(``eunomia.tasks.task_row``); :class:`Columns` says what the score and consistency mean.
+per target, marks the cost/quality Pareto front and sorts by score. Each kind makes the rows
+from its summaries (``eunomia.kinds``); :class:`Columns` says what the score and consistency
+mean.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from eunomia.files import write_text_atomic
-from eunomia.scoring import ConsistencySummary, ScenarioSummary
-from eunomia.stats import Interval, bootstrap_mean_ci, pareto_front
+from eunomia.stats import Interval, pareto_front
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +50,8 @@ class Columns:
     cost: str
     consistency: str
     detection: bool
-
-
-SCENARIO_COLUMNS = Columns("Target", "Score % (95% CI)", 1, "Cost", "Fleiss κ",
-                           detection=True)
-TASK_COLUMNS = Columns("Model", "Judge score 0-5 (95% CI)", 2, "Candidate cost",
-                       "Krippendorff α", detection=False)
+    score_label: str = "Score"
+    """The score's short name (a report's column of mean scores)."""
 
 
 def rank(rows: Sequence[LeaderboardRow]) -> list[LeaderboardRow]:
@@ -79,38 +74,8 @@ def rank(rows: Sequence[LeaderboardRow]) -> list[LeaderboardRow]:
     return marked
 
 
-def scenario_row(target: str, summaries: Sequence[ScenarioSummary],
-                 kappas: Sequence[float | None] = ()) -> LeaderboardRow:
-    """One target over all its scenarios: the score % with a bootstrap interval over cases;
-    ``kappas``: each scenario's Fleiss' kappa across repeats (their mean is shown)."""
-    scores = [v for s in summaries for v in s.score_values]
-    total = sum(s.total for s in summaries)
-    scored = sum(s.scored for s in summaries)
-    known = [s.total_cost for s in summaries if s.total_cost is not None]
-    timed = sum(s.request_timed for s in summaries)
-    known_kappas = [k for k in kappas if k is not None]
-    return LeaderboardRow(
-        target=target,
-        cases=total,
-        failed=total - scored,
-        score=bootstrap_mean_ci(scores),
-        detection_rate=(sum(s.detected for s in summaries) / total) if total else None,
-        total_cost=sum(known) if known else None,
-        mean_latency_s=(sum(s.request_time_sum for s in summaries) / timed
-                        if timed else None),
-        consistency=sum(known_kappas) / len(known_kappas) if known_kappas else None,
-    )
-
-
-def leaderboard(
-    per_target: Sequence[tuple[str, Sequence[ScenarioSummary], Sequence[ConsistencySummary]]],
-) -> list[LeaderboardRow]:
-    """The ranked leaderboard of a scenario run: one row per target over its scenarios."""
-    return rank([scenario_row(t, s, [c.fleiss_kappa for c in cs]) for t, s, cs in per_target])
-
-
 def print_leaderboard(console: Console, rows: Sequence[LeaderboardRow],
-                      columns: Columns = SCENARIO_COLUMNS) -> None:
+                      columns: Columns) -> None:
     table = Table(title="Leaderboard (★ = on the cost/quality Pareto front)",
                   title_justify="left")
     names = ["", columns.target, columns.score, *(["Detected"] if columns.detection else []),
@@ -137,7 +102,7 @@ LEADERBOARD_FILE = "leaderboard.csv"
 """Written into the run's results folder (``results/<run>/``) for a matrix run."""
 
 
-def leaderboard_csv(rows: Sequence[LeaderboardRow], columns: Columns = SCENARIO_COLUMNS) -> str:
+def leaderboard_csv(rows: Sequence[LeaderboardRow], columns: Columns) -> str:
     """The ranked rows as CSV, in the terminal's order, numbers unrounded.
 
     ``score`` is the score % (scenarios) or the mean judge score 0-5 (task suites), with
@@ -164,7 +129,7 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow], columns: Columns = SCENARIO_
 
 
 def write_leaderboard(run_folder: Path, rows: Sequence[LeaderboardRow],
-                      columns: Columns = SCENARIO_COLUMNS) -> Path:
+                      columns: Columns) -> Path:
     """Write :data:`LEADERBOARD_FILE` into ``run_folder``; returns its path."""
     path = run_folder / LEADERBOARD_FILE
     write_text_atomic(path, leaderboard_csv(rows, columns))

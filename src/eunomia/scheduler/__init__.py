@@ -1,7 +1,8 @@
 """Scheduling of outside calls: retry policy, Retry-After, adaptive concurrency, worker pool."""
 
-from eunomia.scheduler._errors import CallError, retryable_status
+from eunomia.scheduler._errors import CallError, internal_error, retryable_status
 from eunomia.scheduler._limiter import AdaptiveLimiter
+from eunomia.scheduler._options import RunOptions
 from eunomia.scheduler._pool import stream_results
 from eunomia.scheduler._retry import Attempted, RetryPolicy, call_with_retry
 from eunomia.scheduler._retry_after import parse_retry_after
@@ -11,7 +12,9 @@ __all__ = [
     "Attempted",
     "CallError",
     "RetryPolicy",
+    "RunOptions",
     "call_with_retry",
+    "internal_error",
     "parse_retry_after",
     "retryable_status",
     "stream_results",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import traceback
+
 
 class CallError(Exception):
     """A failed attempt at an outside call (HTTP request, model call).
@@ -35,3 +38,11 @@ class CallError(Exception):
 def retryable_status(status: int) -> bool:
     """Statuses worth another try: 408, 425, 429 and every 5xx."""
     return status in (408, 425, 429) or 500 <= status <= 599
+
+
+def internal_error(exc: Exception) -> str:
+    """The reason recorded for a case whose work raised an unexpected exception (a bug): its
+    type, message and where it was raised, so the rest of the run goes on."""
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    return (f"internal error: {type(exc).__name__}: {exc} "
+            f"({os.path.basename(where.filename)}:{where.lineno})")

@@ -1,7 +1,7 @@
 """Scoring: per test case (SGI comparison) and across the cases of a scenario."""
 
 from eunomia.scoring._consistency import CaseConsistency, ConsistencySummary, case_consistency
-from eunomia.scoring._outcome import build_outcome
+from eunomia.scoring._outcome import CaseOutcome, CaseStatus, build_outcome
 from eunomia.scoring._sgi import CaseScore, CriterionResult, MismatchPair, score_case
 from eunomia.scoring._summary import (
     CriterionStats,
@@ -12,7 +12,9 @@ from eunomia.scoring._summary import (
 
 __all__ = [
     "CaseConsistency",
+    "CaseOutcome",
     "CaseScore",
+    "CaseStatus",
     "ConsistencySummary",
     "CriterionResult",
     "CriterionStats",

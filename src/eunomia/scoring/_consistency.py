@@ -13,8 +13,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from eunomia.records import CaseOutcome
 from eunomia.scenarios import Scenario
+from eunomia.scoring._outcome import CaseOutcome
 from eunomia.stats import fleiss_kappa, flip_rate, percent_agreement
 
 

@@ -1,12 +1,52 @@
-"""A scored and priced outcome from a target's response (live runs and exports alike)."""
+"""The outcome of one test case, and a scored and priced outcome from a target's response
+(live runs and exports alike)."""
 
 from __future__ import annotations
 
-from eunomia.pricing import PriceTable, TokenCount
-from eunomia.records import CaseOutcome, CaseStatus
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from eunomia.athena import AthenaFeedback
+from eunomia.pricing import CostSummary, PriceTable, TokenCount
 from eunomia.scenarios import Scenario, TestCase
-from eunomia.scoring._sgi import score_case
+from eunomia.scoring._sgi import CaseScore, score_case
 from eunomia.targets import TargetResponse
+
+
+class CaseStatus(StrEnum):
+    SCORED = "scored"
+    """The target answered validly and the answer was scored."""
+    FAILED = "failed"
+    """The target could not give a valid answer (after retries)."""
+    INVALID = "invalid"
+    """The test case file itself is unusable (bad JSON...)."""
+
+
+@dataclass(slots=True)
+class CaseOutcome:
+    """One finished test case (one repeat, one target), as the outputs read it."""
+
+    scenario: str
+    case: str
+    status: CaseStatus
+    score: CaseScore | None = None
+    error: str | None = None
+    attempts: int = 0
+    request_time_s: float | None = None
+    cost: CostSummary = field(default_factory=CostSummary)
+    feedback: list[AthenaFeedback] = field(default_factory=list)
+    raw: Any = None
+    repeat: int = 0
+    target: str = ""
+    cached: bool = False
+    """The response came from the cache: no request was made."""
+    request_hash: str | None = None
+    response_hash: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is CaseStatus.SCORED
 
 
 def build_outcome(

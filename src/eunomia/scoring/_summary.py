@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from eunomia.records import CaseOutcome, CaseStatus
 from eunomia.scenarios import Scenario
+from eunomia.scoring._outcome import CaseOutcome, CaseStatus
 
 
 @dataclass(slots=True)

@@ -1,5 +1,6 @@
 """The run store (SQLite): runs, cases, requests, responses, the response cache."""
 
+from eunomia.store._cache import Hit, ResponseCache, cache_key
 from eunomia.store._store import (
     CaseRow,
     RunInfo,
@@ -13,11 +14,14 @@ from eunomia.store._store import (
 
 __all__ = [
     "CaseRow",
+    "Hit",
+    "ResponseCache",
     "RunInfo",
     "RunStore",
     "RunTotals",
     "SuiteInfo",
     "blob_hash",
+    "cache_key",
     "json_bytes",
     "now",
 ]

@@ -2,7 +2,7 @@
 
 ``--target llm:<model spec>`` (e.g. ``llm:local``, ``llm:openai:gpt-4o-mini``) builds the
 Athena request of each test case exactly as the ``athena`` target would send it, and
-hands it to :class:`eunomia.engine.FeedbackEngine` in process.
+hands it to :class:`eunomia.llm_feedback.FeedbackEngine` in process.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 from eunomia import defaults
 from eunomia.athena import AthenaExercise, AthenaSubmission, FeedbackRequest
-from eunomia.engine import ENGINE_VERSION, FeedbackEngine, PromptBuilder, PromptTemplates
 from eunomia.errors import EunomiaError
+from eunomia.llm_feedback import ENGINE_VERSION, FeedbackEngine, PromptBuilder, PromptTemplates
 from eunomia.models import GenerationSettings, ModelProvider, ModelSpec
 from eunomia.scenarios import Scenario, TestCase
 from eunomia.scheduler import CallError

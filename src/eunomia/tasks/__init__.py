@@ -1,44 +1,84 @@
-"""Judged task suites: candidate models on YAML test cases, scored by a judge model.
+"""Judged task suites: the YAML format, loading, categories (summarization, context
+retention...) with their runners, deterministic checks, results and their summary.
 
-Load with :func:`load_suites`, run with :func:`run_tasks`, summarize with
-:func:`summarize`. Kinds of task live in :mod:`eunomia.tasks.kinds`.
+Load with :func:`load_suites`; ``eunomia.kinds.tasks`` runs them; :func:`summarize` (or
+:class:`SummaryBuilder`, a case at a time) aggregates the results.
 """
 
+from eunomia.tasks._context import CaseContext, assistant, system, user
 from eunomia.tasks._loader import discover, load_suite, load_suites
 from eunomia.tasks._model import CheckSpec, LoadedCase, TaskCase, TaskSuite, Turn
 from eunomia.tasks._result import (
     CallRecord,
     CaseResult,
+    CaseStatus,
     CheckResult,
+    Role,
     SpeedResult,
     TurnResult,
 )
-from eunomia.tasks._runner import TaskRunReport, TaskSelection, run_tasks
-from eunomia.tasks._summary import CaseRecord, GroupStat, TasksSummary, summarize
+from eunomia.tasks._rows import RepeatConsistency, RepeatStat, SpeedRow
+from eunomia.tasks._snapshot import (
+    SNAPSHOT_FORMAT,
+    Entry,
+    StoredCases,
+    iter_entries,
+    loaded_case,
+    read_suite,
+    write_snapshot,
+)
+from eunomia.tasks._summary import (
+    CaseMeta,
+    CaseRecord,
+    GroupStat,
+    SummaryBuilder,
+    TasksSummary,
+    summarize,
+)
+from eunomia.tasks.categories import TaskCategory, categories, category_for, category_named
 from eunomia.tasks.checks import count_words, run_check, run_checks
 
 __all__ = [
+    "SNAPSHOT_FORMAT",
     "CallRecord",
+    "CaseContext",
+    "CaseMeta",
     "CaseRecord",
     "CaseResult",
+    "CaseStatus",
     "CheckResult",
     "CheckSpec",
+    "Entry",
     "GroupStat",
     "LoadedCase",
+    "RepeatConsistency",
+    "RepeatStat",
+    "Role",
     "SpeedResult",
+    "SpeedRow",
+    "StoredCases",
+    "SummaryBuilder",
     "TaskCase",
-    "TaskRunReport",
-    "TaskSelection",
+    "TaskCategory",
     "TaskSuite",
     "TasksSummary",
     "Turn",
     "TurnResult",
+    "assistant",
+    "categories",
+    "category_for",
+    "category_named",
     "count_words",
     "discover",
+    "iter_entries",
     "load_suite",
     "load_suites",
+    "loaded_case",
+    "read_suite",
     "run_check",
     "run_checks",
-    "run_tasks",
     "summarize",
+    "system",
+    "user",
+    "write_snapshot",
 ]

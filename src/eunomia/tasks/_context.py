@@ -1,70 +1,41 @@
-"""What a kind's runner gets for one case: the candidate, the judge, the records of its calls."""
+"""What a category's runner gets for one case: a way to ask the candidate and the judge.
+
+The run supplies it (``eunomia.kinds.tasks``: cached, retried, rate-limited calls, each
+recorded for the case's result); a runner only says what to ask.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import Protocol
 
-from eunomia.judge import Judge, JudgeCall, JudgeItem, Rubric, Verdict
-from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings
-from eunomia.tasks._calls import ModelCaller, Validate
-from eunomia.tasks._result import CallRecord, Role
-
-
-def _record(role: Role, got: JudgeCall) -> CallRecord:
-    r = got.result
-    return CallRecord(
-        role=role, model=r.model, input_tokens=r.usage.input_tokens,
-        output_tokens=r.usage.output_tokens, cached_input_tokens=r.usage.cached_input_tokens,
-        latency_s=r.latency_s, time_to_first_token_s=r.time_to_first_token_s,
-        attempts=got.attempts, cached=got.cached,
-    )
+from eunomia.judge import JudgeItem, Verdict
+from eunomia.models import ChatMessage, ChatResult, GenerationSettings
+from eunomia.tasks._result import CallRecord
 
 
-@dataclass(slots=True)
-class CaseContext:
-    """Runs the calls of one case (one repeat) and remembers them for the result."""
+class CaseContext(Protocol):
+    """The calls of one case (one repeat)."""
 
-    candidate: ModelCaller
-    judge_caller: ModelCaller | None
-    """None with ``--judge none``: no judge call is made (cases are scored by their checks)."""
-    judge: Judge | None
-    settings: GenerationSettings
-    """The candidate's generation settings."""
-    repeat: int
-    guidance: str = ""
-    """The kind's judging guidance (its prompt file)."""
-    rubric: Rubric | None = None
-    """The suite's own rubric, if it has one."""
-    calls: list[CallRecord] = field(default_factory=list)
+    @property
+    def settings(self) -> GenerationSettings:
+        """The candidate's generation settings."""
+        ...
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        """Every call made so far for this case (for its result)."""
+        ...
 
     async def ask(self, messages: Sequence[ChatMessage], *, max_tokens: int | None = None,
                   stream: bool = False) -> ChatResult:
-        """The candidate's answer; raises :class:`CallError` after the retries."""
-        settings = self.settings
-        if max_tokens is not None:
-            settings = settings.model_copy(update={"max_tokens": max_tokens})
-        request = ChatRequest(messages=tuple(messages), settings=settings, stream=stream)
-        got = await self.candidate.call(request, self.repeat)
-        self.calls.append(_record("candidate", got))
-        return got.result
+        """The candidate's answer; raises :class:`eunomia.scheduler.CallError` after the
+        retries."""
+        ...
 
     async def judge_answer(self, item: JudgeItem) -> list[Verdict]:
-        """The judge's verdicts (``--judge-repeats`` of them) on one answer (none without
-        a judge)."""
-        judge, judge_caller = self.judge, self.judge_caller
-        if judge is None or judge_caller is None:
-            return []
-        item = item.model_copy(update={"guidance": item.guidance or self.guidance})
-
-        async def call(request: ChatRequest, k: int, validate: Validate) -> JudgeCall:
-            # Keyed on the judge's messages (which hold the answer) and the judge repeat k:
-            # the same answer in another candidate repeat is not judged twice.
-            got = await judge_caller.call(request, k, validate)
-            self.calls.append(_record("judge", got))
-            return got
-
-        return await judge.score(item, call, self.rubric)
+        """The judge's verdicts on one answer (none when the run has no judge)."""
+        ...
 
 
 def user(text: str) -> ChatMessage:

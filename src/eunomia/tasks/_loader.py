@@ -43,7 +43,7 @@ from eunomia import defaults
 from eunomia.errors import Diagnostic, EunomiaError, Severity, error, key_path
 from eunomia.judge import Rubric
 from eunomia.tasks._model import LoadedCase, SuiteFile, TaskCase, TaskSuite
-from eunomia.tasks.kinds import TaskKind, kind_for_category, kind_for_file, kinds
+from eunomia.tasks.categories import TaskCategory, categories, category_for, category_for_file
 from eunomia.yamlfile import YamlDocument, YamlFileError, _walk, read_yaml
 
 Loc = tuple[int | str, ...]
@@ -86,7 +86,7 @@ def _validation(doc: Doc, loc: Loc, exc: ValidationError) -> list[Diagnostic]:
 
 
 def _known_categories() -> str:
-    return ", ".join(k.title for k in kinds())
+    return ", ".join(k.title for k in categories())
 
 
 def _rubric(doc: Doc, meta: dict[str, Any]) -> tuple[str | None, str | None,
@@ -113,7 +113,7 @@ class _Checker:
     reports) and every later pass (which skips the items the loading pass left out)."""
 
     prefix: Loc
-    file_kind: TaskKind | None
+    file_kind: TaskCategory | None
     problems: list[Diagnostic] | None = None
     """Where diagnostics go (None: a later pass, which reports nothing)."""
     invalid: list[tuple[str, str]] = field(default_factory=list)
@@ -150,13 +150,13 @@ class _Checker:
             return None
         ident = case.case_id if case.case_id is not None else case.id
         case_name = str(ident).strip() if ident is not None and str(ident).strip() else fallback
-        kind: TaskKind | None = kind_for_category(case.category) or self.file_kind
+        kind: TaskCategory | None = category_for(case.category) or self.file_kind
         reason: str | None = None
         if kind is None:
             reason = (f"unknown category {case.category!r} and no kind in the file name "
                       f"(known: {_known_categories()})")
             self._report(_diag(doc, (*loc, "category"), reason))
-        elif case.category and kind_for_category(case.category) is None:
+        elif case.category and category_for(case.category) is None:
             self._report(_diag(doc, (*loc, "category"),
                                f"unknown category {case.category!r}: run as "
                                f"{kind.title} (from the file)", Severity.WARNING))
@@ -188,7 +188,7 @@ class _Checker:
         ident = case.case_id if case.case_id is not None else case.id
         name = str(ident).strip() if ident is not None and str(ident).strip() \
             else f"case_{index + 1}"
-        kind = kind_for_category(case.category) or self.file_kind
+        kind = category_for(case.category) or self.file_kind
         if kind is None:
             raise _changed(path)
         return LoadedCase(
@@ -376,7 +376,7 @@ def _load_streamed(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagno
         rubric_text, rubric_path, rubric_problems = _rubric(top_doc, meta)
         if rubric_problems:  # the suite asked for its own rubric: never judge it with another
             return None, rubric_problems
-        file_kind = kind_for_category(str(meta.get("category") or "")) or kind_for_file(path)
+        file_kind = category_for(str(meta.get("category") or "")) or category_for_file(path)
         prefix: Loc = ("test_cases",) if stream.shape == "mapping" else ()
         checker = _Checker(prefix, file_kind, problems)
         for index, node in stream.items():
@@ -394,7 +394,7 @@ def _load_streamed(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagno
 
 def _suite(path: Path, name: str, shape: str, top_level: dict[str, Any],
            rubric: tuple[str | None, str | None], layout: _Layout,
-           file_kind: TaskKind | None, checker: _Checker,
+           file_kind: TaskCategory | None, checker: _Checker,
            problems: list[Diagnostic]) -> TaskSuite:
     """The loaded suite of either loading pass (``checker`` has seen every case)."""
     if checker.count == 0 and not checker.invalid:
@@ -444,7 +444,7 @@ def _load_whole(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagnosti
     rubric_text, rubric_path, rubric_problems = _rubric(doc, meta)
     if rubric_problems:  # the suite asked for its own rubric: never judge it with another
         return None, rubric_problems
-    file_kind = kind_for_category(str(meta.get("category") or "")) or kind_for_file(path)
+    file_kind = category_for(str(meta.get("category") or "")) or category_for_file(path)
     checker = _Checker(prefix, file_kind, problems)
     for index, item in enumerate(items):
         checker.check(doc, index, item, doc.line_of((*prefix, index)))
@@ -460,7 +460,7 @@ class _Pass:
 
     path: Path
     layout: _Layout
-    file_kind: TaskKind | None
+    file_kind: TaskCategory | None
     skipped: frozenset[int]
 
     def __call__(self) -> Iterator[LoadedCase]:

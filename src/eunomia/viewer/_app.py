@@ -19,14 +19,9 @@ from pathlib import Path
 from aiohttp import web
 
 from eunomia.errors import EunomiaError
-from eunomia.report.html import (
-    CSP,
-    render_comparison,
-    render_error,
-    render_run,
-    render_run_list,
-)
+from eunomia.report.html import CSP, render_error, render_run_list
 from eunomia.store import RunStore
+from eunomia.viewer._pages import render_comparison, render_run
 
 RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 """The names ``eunomia run`` accepts; anything else is not a run."""

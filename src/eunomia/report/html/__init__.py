@@ -3,31 +3,76 @@
 ``eunomia report`` writes it to a file, ``eunomia view`` serves it from the store.
 Everything shown that came from a model or a submission is escaped (Jinja2 autoescape
 plus escaped SVG labels), and every page forbids scripts (Content-Security-Policy).
+The data of a page (``_model.py``) is built from the store (``_data.py``), each kind
+filling in its own groups; ``_render.py`` turns it into HTML.
 """
 
-from eunomia.report.html._data import RunListing, RunReport, build_run_report, list_run_listings
+from eunomia.report.html._data import (
+    CostBook,
+    ReportKind,
+    build_run_report,
+    generic_group,
+    latencies,
+    list_run_listings,
+    targets_of,
+)
+from eunomia.report.html._model import (
+    NONE_LABEL,
+    CaseLine,
+    ConfusionMatrix,
+    Consistency,
+    ConsistencyCase,
+    CriterionRow,
+    FailedCase,
+    FeedbackView,
+    GroupReport,
+    InstructionAgreement,
+    InstructionRow,
+    LatencyStats,
+    Metric,
+    ModelCost,
+    RunListing,
+    RunReport,
+    WorstCase,
+)
 from eunomia.report.html._render import (
     CSP,
-    render_comparison,
     render_comparison_page,
     render_error,
     render_report,
-    render_run,
     render_run_list,
     write_report,
 )
 
 __all__ = [
     "CSP",
+    "NONE_LABEL",
+    "CaseLine",
+    "ConfusionMatrix",
+    "Consistency",
+    "ConsistencyCase",
+    "CostBook",
+    "CriterionRow",
+    "FailedCase",
+    "FeedbackView",
+    "GroupReport",
+    "InstructionAgreement",
+    "InstructionRow",
+    "LatencyStats",
+    "Metric",
+    "ModelCost",
+    "ReportKind",
     "RunListing",
     "RunReport",
+    "WorstCase",
     "build_run_report",
+    "generic_group",
+    "latencies",
     "list_run_listings",
-    "render_comparison",
     "render_comparison_page",
     "render_error",
     "render_report",
-    "render_run",
     "render_run_list",
+    "targets_of",
     "write_report",
 ]

@@ -15,18 +15,12 @@ import jinja2
 from markupsafe import Markup
 
 from eunomia import __version__
-from eunomia.compare._model import Comparison, MetricDelta
-from eunomia.errors import EunomiaError
+from eunomia.compare import Comparison, MetricDelta
 from eunomia.files import write_text_atomic
 from eunomia.report.html._charts import Bar, hbar_chart, heat_table, histogram, paired_hbar_chart
-from eunomia.report.html._data import (
-    GroupReport,
-    Metric,
-    RunReport,
-    build_run_report,
-    list_run_listings,
-)
-from eunomia.store import RunInfo, RunStore
+from eunomia.report.html._data import list_run_listings
+from eunomia.report.html._model import GroupReport, Metric, RunReport
+from eunomia.store import RunStore
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
        "base-uri 'none'; form-action 'self'")
@@ -189,19 +183,6 @@ def render_report(report: RunReport, *, links: bool = False) -> str:
         report=report, charts=run_charts(report), links=links)
 
 
-def render_run(store: RunStore, run: RunInfo | str, *, links: bool = False) -> str:
-    """``eunomia report RUN``: the whole page of a run, read from the store."""
-    info = store.require_run(run) if isinstance(run, str) else run
-    return render_report(build_run_report(store, info), links=links)
-
-
-def compare_reports(store_a: RunStore, run_a: RunInfo, store_b: RunStore,
-                    run_b: RunInfo) -> Comparison:
-    from eunomia.compare import compare_runs
-
-    return compare_runs(store_a, run_a, store_b, run_b)
-
-
 def paired_groups(a: RunReport, b: RunReport) -> list[tuple[GroupReport, GroupReport]]:
     """Groups of A and B side by side: same suite and target, else the same suite alone."""
     pairs: list[tuple[GroupReport, GroupReport]] = []
@@ -286,22 +267,6 @@ def render_comparison_page(a: RunReport, b: RunReport, comparison: Comparison | 
         deltas=comparison.overall.metrics() if comparison else simple_deltas(a, b),
         fallback_changes=[] if comparison else score_changes(a, b),
     )
-
-
-def render_comparison(store_a: RunStore, run_a: RunInfo | str, store_b: RunStore,
-                      run_b: RunInfo | str, *, links: bool = False) -> str:
-    """``eunomia report A --compare B``: both runs side by side with the deltas."""
-    info_a = store_a.require_run(run_a) if isinstance(run_a, str) else run_a
-    info_b = store_b.require_run(run_b) if isinstance(run_b, str) else run_b
-    note = None
-    comparison: Comparison | None
-    try:
-        comparison = compare_reports(store_a, info_a, store_b, info_b)
-    except EunomiaError as exc:
-        comparison, note = None, f"No paired comparison: {exc}"
-    return render_comparison_page(build_run_report(store_a, info_a),
-                                  build_run_report(store_b, info_b), comparison,
-                                  links=links, note=note)
 
 
 def render_run_list(store: RunStore) -> str:

@@ -1,0 +1,150 @@
+"""What a kind tells a comparison about its cases, and each case's repeats averaged.
+
+The store row of every case has its status, score, cost and latency; a kind may know more
+of a scored repeat (a scenario's detection, full correctness, and the instructions missing
+or extra per criterion), given as :class:`CaseFacts`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Any, Protocol
+
+from eunomia.store import CaseRow, RunInfo, RunStore
+
+SCORED = "scored"
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFacts:
+    """What a kind knows of one scored repeat beyond its stored row."""
+
+    score: float | None
+    """The headline score (a scenario's rescored from its snapshot, like the exports)."""
+    detected: bool | None = None
+    fully_correct: bool | None = None
+    missing: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Criterion -> instructions expected and not returned."""
+    extra: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Criterion -> instructions returned and not expected."""
+    expected_criteria: frozenset[str] = frozenset()
+    """Criteria the case expects an instruction of."""
+
+
+class RunFacts(Protocol):
+    """One run's case facts, its suites read once."""
+
+    def case(self, row: CaseRow) -> CaseFacts | None: ...
+
+    def criterion_title(self, suite: str, criterion: str) -> str | None: ...
+
+
+class ComparedKind(Protocol):
+    """What a kind adds to the comparison of two of its runs."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def compare_score(self) -> tuple[str, str]:
+        """The score's label and unit, e.g. ("Score (%)", "%")."""
+        ...
+
+    @property
+    def detects(self) -> bool:
+        """Whether its cases have detection and full correctness (McNemar on both)."""
+        ...
+
+    def run_facts(self, store: RunStore, run: RunInfo) -> RunFacts: ...
+
+    def definition_changes(self, suite: str, a: Any, b: Any) -> list[str] | None:
+        """None when two stored definitions of ``suite`` score the same; else what changed."""
+        ...
+
+
+@dataclass(slots=True)
+class Rep:
+    row: CaseRow
+    facts: CaseFacts | None
+
+
+@dataclass(slots=True)
+class Agg:
+    """One case on one side, its repeats averaged."""
+
+    repeats: int
+    status: str
+    ok: bool
+    """At least one repeat was scored."""
+    failed_repeats: int
+    score: float | None
+    detection: float | None
+    """Fraction of the scored repeats detected correctly (scenario runs)."""
+    fully_correct: float | None
+    costs: list[float]
+    latencies: list[float]
+    error: str | None
+    missing: dict[str, set[str]] = field(default_factory=dict)
+    """Criterion -> instructions missing in most scored repeats."""
+    extra: dict[str, set[str]] = field(default_factory=dict)
+    criterion_miss: dict[str, float] = field(default_factory=dict)
+    """Criterion expected by the case -> fraction of scored repeats missing some of it."""
+
+    @property
+    def detected(self) -> bool | None:
+        return None if self.detection is None else self.detection > 0.5
+
+    @property
+    def fully(self) -> bool | None:
+        return None if self.fully_correct is None else self.fully_correct > 0.5
+
+    @property
+    def cost(self) -> float | None:
+        return fmean(self.costs) if self.costs else None
+
+    @property
+    def latency(self) -> float | None:
+        return fmean(self.latencies) if self.latencies else None
+
+
+def aggregate(reps: list[Rep]) -> Agg:
+    """A case's repeats as one: mean score, shares detected and fully correct, and the
+    instructions missing or extra in most of its scored repeats."""
+    scored = [r for r in reps if r.row.status == SCORED]
+    if len(scored) == len(reps):
+        status = SCORED
+    elif scored:
+        status = "partial"
+    else:
+        status = reps[0].row.status
+    found = [r.facts.score if r.facts is not None else r.row.score for r in scored]
+    values = [v for v in found if v is not None]
+    error = next((r.row.error for r in reps if r.row.status != SCORED and r.row.error), None)
+    agg = Agg(
+        repeats=len(reps), status=status, ok=bool(scored), failed_repeats=len(reps) - len(scored),
+        score=fmean(values) if values else None, detection=None, fully_correct=None,
+        costs=[r.row.cost for r in reps if r.row.cost is not None],
+        latencies=[r.row.latency_s for r in reps if r.row.latency_s is not None],
+        error=None if scored else error,
+    )
+    facts = [r.facts for r in scored if r.facts is not None and r.facts.detected is not None]
+    if not facts:
+        return agg
+    n = len(facts)
+    agg.detection = sum(bool(f.detected) for f in facts) / n
+    agg.fully_correct = sum(bool(f.fully_correct) for f in facts) / n
+    for of_case, into in (([f.missing for f in facts], agg.missing),
+                          ([f.extra for f in facts], agg.extra)):
+        counts: Counter[tuple[str, str]] = Counter(
+            (criterion, i) for by_criterion in of_case
+            for criterion, ids in by_criterion.items() for i in ids)
+        for (criterion, i), count in counts.items():
+            if count > n / 2:
+                into.setdefault(criterion, set()).add(i)
+    misses: Counter[str] = Counter(c for f in facts for c, ids in f.missing.items() if ids)
+    for criterion in facts[0].expected_criteria:
+        agg.criterion_miss[criterion] = misses[criterion] / n
+    return agg

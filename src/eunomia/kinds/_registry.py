@@ -1,0 +1,40 @@
+"""The registry of evaluation kinds: the one place that lists them.
+
+A kind is a package of ``eunomia.kinds`` whose ``KIND`` implements
+:class:`eunomia.kinds.Kind`; adding one is a new folder and a line in :data:`KINDS`.
+A kind is imported when it is first asked for, so a command that needs one kind does not
+load the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from eunomia.errors import EunomiaError
+from eunomia.kinds._base import Kind
+
+KINDS: dict[str, str] = {
+    "scenarios": "eunomia.kinds.scenarios",
+    "tasks": "eunomia.kinds.tasks",
+}
+"""Run kind (as stored with a run) -> the package that implements it."""
+
+
+def kind_named(name: str) -> Kind:
+    """The kind of runs stored as ``name``."""
+    module = KINDS.get(name)
+    if module is None:
+        raise EunomiaError(f"unknown kind of run {name!r} (this Eunomia knows "
+                           f"{', '.join(KINDS)}); it may have been stored by a newer version")
+    kind: Kind = importlib.import_module(module).KIND
+    return kind
+
+
+def all_kinds() -> list[Kind]:
+    return [kind_named(name) for name in KINDS]
+
+
+def kinds_for(path: Path) -> list[Kind]:
+    """The kinds whose suites ``path`` holds (a folder may hold suites of several)."""
+    return [kind for kind in all_kinds() if kind.owns(path)]

@@ -1,0 +1,86 @@
+"""A scenario run's result files: written as cases finish on a fresh run, and from the
+store on ``--resume`` and by ``eunomia export`` — the same files either way."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from eunomia.files import file_safe
+from eunomia.kinds import Exported, Finished
+from eunomia.kinds.scenarios._files import ScenarioExporter
+from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
+from eunomia.scenarios import Scenario
+from eunomia.scoring import CaseOutcome, ConsistencySummary, ScenarioSummary
+from eunomia.store import RunInfo, RunStore
+
+
+class ScenarioExport:
+    """The result files of one scenario on one target, fed one outcome at a time."""
+
+    def __init__(self, results_dir: Path, run: RunInfo, scenario: Scenario, target: str) -> None:
+        base = results_dir / run.name
+        self.target = target
+        self.scenario = scenario
+        self.folder = (base / file_safe(target) / scenario.name if len(run.targets) > 1
+                       else base / scenario.name)
+        self.exporter = ScenarioExporter(self.folder, scenario)
+        self.summary = ScenarioSummary(scenario)
+        repeats = int(run.settings.get("repeats", 1))
+        self.consistency = ConsistencySummary(scenario) if repeats > 1 else None
+        self._repeats: dict[str, list[CaseOutcome]] = {}
+
+    def add(self, outcome: CaseOutcome) -> None:
+        self.summary.add(outcome)
+        self.exporter.write_case(outcome)
+        if self.consistency is not None:  # only what consistency needs is kept
+            light = replace(outcome, feedback=[], raw=None)
+            self._repeats.setdefault(outcome.case, []).append(light)
+
+    def finish(self, run: RunInfo) -> Exported:
+        if self.consistency is not None:
+            for case in sorted(self._repeats):
+                self.consistency.add(self._repeats[case])
+        meta: dict[str, Any] = {
+            "run_name": run.name,
+            "target": self.target,
+            "run_status": run.status,
+            "created": run.created,
+            "finished": run.finished,
+            "eunomia_version": run.eunomia_version,
+            "repeats": run.settings.get("repeats", 1),
+        }
+        files = self.exporter.finish(self.summary, meta, self.consistency)
+        return Exported(self.target, self.folder, self.summary, suite=self.scenario.name,
+                        failed=self.summary.failed, consistency=self.consistency, files=files)
+
+
+class ScenarioLiveExport:
+    """The files of a fresh run, one :class:`ScenarioExport` per target and scenario."""
+
+    def __init__(self, results_dir: Path, run: RunInfo, scenarios: Sequence[Scenario],
+                 targets: Sequence[str]) -> None:
+        self._exports = {(t, s.name): ScenarioExport(results_dir, run, s, t)
+                         for t in targets for s in scenarios}
+
+    def add(self, finished: Finished) -> None:
+        outcome: CaseOutcome = finished.item
+        self._exports[(outcome.target, outcome.scenario)].add(outcome)
+
+    def finish(self, run: RunInfo) -> list[Exported]:
+        return [e.finish(run) for e in self._exports.values()]
+
+
+def export_scenarios(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exported]:
+    """Every result file of a scenario run, from the store."""
+    out: list[Exported] = []
+    for suite in store.suites(run):
+        scenario, prices = stored_scenario(store, suite.definition, suite.prices)
+        for target in store.targets_of(run, suite.name) or run.targets[:1]:
+            export = ScenarioExport(results_dir, run, scenario, target)
+            for row in store.iter_cases(run, suite.name, target):  # ordered by case, repeat
+                export.add(outcome_from_row(store, scenario, prices, row))
+            out.append(export.finish(run))
+    return out

@@ -1,0 +1,342 @@
+"""The result files of one scenario, laid out as the Eunomia TestBench document describes.
+
+``results/<run>/<scenario>/``
+  ``tables/scenario_summary.csv``   metric/value rows (the document's metrics first)
+  ``tables/test_case_results.csv``  one row per case (the document's columns, in order, then
+                                    Status and Error so failed cases are never dropped)
+  ``tables/criteria_summary.csv``   miss rate per criterion
+  ``tables/instruction_summary.csv`` miss and false-alarm rate per instruction
+  ``test_cases/<case>.json``         full detail per case, written as soon as it finishes
+                                    (on a background thread: see :class:`FileWriter`)
+  ``scenario_results.json``          the summary in JSON, with failures and breakdowns
+  ``failures.json``                  every case that was not scored, with its reason
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from eunomia.errors import EunomiaError
+from eunomia.exports import FileWriter, write_csv
+from eunomia.files import write_text_atomic
+from eunomia.pricing import CostSummary
+from eunomia.scenarios import Instruction, Scenario
+from eunomia.scoring import CaseConsistency, CaseOutcome, ConsistencySummary, ScenarioSummary
+
+CASE_COLUMNS = (
+    "Test Case",
+    "Test Case Detected Correctly",
+    "Test Case Score (%)",
+    "Expected Points",
+    "Total Returned Points",
+    "Cost",
+    "Request Time (s)",
+    "Wrong < Points",
+    "Wrong > Points",
+    "Status",
+    "Error",
+    "Repeat",
+)
+
+
+def _num(value: float | None, digits: int = 6) -> str:
+    if value is None:
+        return ""
+    return f"{round(value, digits):g}" if digits else str(value)
+
+
+def _ins(ins: Instruction, *, with_feedback: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": ins.id,
+        "textual_id": ins.textual_id,
+        "credits": ins.credits,
+        "instructionDescription": ins.instruction_description,
+    }
+    if with_feedback:
+        out["feedbackDescription"] = ins.feedback
+    return out
+
+
+def cost_json(cost: CostSummary) -> dict[str, Any]:
+    return {
+        "total_cost": cost.total_cost,
+        "total_input_cost": cost.total_input_cost,
+        "total_output_cost": cost.total_output_cost,
+        "unknown_models": list(cost.unknown_models),
+        "details": [
+            {
+                "llm": line.llm,
+                "input_tokens": line.input_tokens,
+                "cached_input_tokens": line.cached_input_tokens,
+                "output_tokens": line.output_tokens,
+                "input_cost": line.input_cost,
+                "output_cost": line.output_cost,
+                "total": line.total,
+            }
+            for line in cost.details
+        ],
+    }
+
+
+def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
+    """Everything known about one case, in the document's field names where it has them."""
+    known = scenario.instructions
+    s = outcome.score
+
+    def refs(ids: Iterable[int]) -> list[dict[str, Any]]:
+        return [{"id": i, "textual_id": known[i].textual_id} for i in ids]
+
+    out: dict[str, Any] = {
+        "test_case": outcome.case,
+        "status": outcome.status.value,
+        "error": outcome.error,
+        "attempts": outcome.attempts,
+        "repeat": outcome.repeat,
+        "target": outcome.target,
+        "cached": outcome.cached,
+        "request_time_s": outcome.request_time_s,
+    }
+    if s is not None:
+        out |= {
+            "expected_score": s.expected_score,
+            "returned_score": s.returned_score,
+            "test_case_detected_correctly": s.detected_correctly,
+            "test_case_score_percent": s.score_percent,
+            "fully_correct": s.fully_correct,
+            "score_match": s.score_match,
+            "wrong_less_points": s.wrong_less,
+            "wrong_more_points": s.wrong_more,
+            "expected_instructions": refs(s.expected),
+            "returned_instructions": refs(s.returned),
+            "diff_instructions": refs(s.diff_instructions),
+            "missing_instructions": refs(s.missing),
+            "extra_instructions": refs(s.extra),
+            "unmapped_instruction_ids": list(s.unrecognized),
+            "unreferenced_feedback_count": s.unreferenced_feedback,
+            "duplicate_instructions": refs(s.duplicates),
+        }
+    out["cost"] = cost_json(outcome.cost)
+    if s is not None:
+        out["criteria_results"] = [
+            {
+                "criterion_id": c.criterion_id,
+                "criterion_textual_id": c.criterion_textual_id,
+                "mismatch_pairs": [
+                    {"expected": _ins(p.expected), "received": _ins(p.received, with_feedback=True)}
+                    for p in c.mismatch_pairs
+                ],
+                "missing_instructions": [_ins(i) for i in c.missing_instructions],
+                "extra_instructions": [_ins(i, with_feedback=True) for i in c.extra_instructions],
+            }
+            for c in s.criteria_results
+        ]
+    out["feedback"] = [item.model_dump(mode="json") for item in outcome.feedback]
+    return out
+
+
+def table_row(outcome: CaseOutcome) -> list[str]:
+    s = outcome.score
+    return [
+        outcome.case,
+        ("Yes" if s.detected_correctly else "No") if s else "",
+        _num(s.score_percent, 4) if s else "",
+        _num(s.expected_score, 4) if s else "",
+        _num(s.returned_score, 4) if s else "",
+        _num(outcome.cost.total_cost) if outcome.cost.details else "",
+        _num(outcome.request_time_s, 3),
+        str(s.wrong_less) if s else "",
+        str(s.wrong_more) if s else "",
+        outcome.status.value,
+        outcome.error or "",
+        str(outcome.repeat),
+    ]
+
+
+def summary_rows(summary: ScenarioSummary) -> list[tuple[str, str]]:
+    """The document's metrics, in its order, then Eunomia's additions."""
+    return [
+        ("Total Cases", str(summary.total)),
+        ("Fully Correct Cases", str(summary.fully_correct)),
+        ("Score Matched Count", str(summary.score_matched)),
+        ("Average Test Case Score", _num(summary.average_score_percent, 4)),
+        ("Correctly Detected Test Cases / Total Cases", f"{summary.detected}/{summary.total}"),
+        ("Total Cost", _num(summary.total_cost)),
+        ("Average Cost", _num(summary.average_cost)),
+        ("Average Request Time (s)", _num(summary.average_request_time_s, 3)),
+        ("Scored Cases", str(summary.scored)),
+        ("Failed Cases", str(summary.failed)),
+        ("Cases With Unknown Cost", str(summary.cost_unknown)),
+        ("Input Tokens", str(summary.input_tokens)),
+        ("Output Tokens", str(summary.output_tokens)),
+    ]
+
+
+def summary_json(summary: ScenarioSummary, meta: dict[str, Any]) -> dict[str, Any]:
+    sc = summary.scenario
+    return {
+        **meta,
+        "scenario": sc.name,
+        "total_cases": summary.total,
+        "scored_cases": summary.scored,
+        "failed_cases": summary.failed,
+        "fully_correct_cases": summary.fully_correct,
+        "score_matched_count": summary.score_matched,
+        "average_test_case_score": summary.average_score_percent,
+        "correctly_detected_cases": summary.detected,
+        "total_cost": summary.total_cost,
+        "average_cost": summary.average_cost,
+        "cases_with_unknown_cost": summary.cost_unknown,
+        "unknown_cost_models": sorted(summary.unknown_models),
+        "average_request_time_s": summary.average_request_time_s,
+        "input_tokens": summary.input_tokens,
+        "output_tokens": summary.output_tokens,
+        "failures": [
+            {"test_case": f.case, "status": f.status.value, "reason": f.reason,
+             "attempts": f.attempts}
+            for f in summary.failures
+        ],
+        "criteria": [
+            {
+                "criterion_id": c.id,
+                "criterion_textual_id": c.textual_id,
+                "title": c.title,
+                "cases": summary.criteria[c.id].cases,
+                "missed": summary.criteria[c.id].missed,
+                "miss_rate": summary.criteria[c.id].miss_rate,
+            }
+            for c in sc.criteria
+        ],
+        "instructions": [
+            {
+                "instruction_id": i.id,
+                "textual_id": i.textual_id,
+                "criterion_textual_id": sc.criteria[i.criterion_id - 1].textual_id,
+                "expected": st.expected,
+                "missed": st.missed,
+                "miss_rate": st.miss_rate,
+                "returned_unexpected": st.returned_unexpected,
+            }
+            for i in sc.instructions.values()
+            for st in (summary.instructions[i.id],)
+        ],
+        "diagnostics": [str(d) for d in sc.diagnostics],
+    }
+
+
+CONSISTENCY_COLUMNS = (
+    "Test Case", "Scored Repeats", "Failed Repeats", "Consistent", "Flip Rate",
+    "Score Mean (%)", "Score Stdev", "Score Min (%)", "Score Max (%)", "Detected Share",
+    "Unstable Instructions",
+)
+
+
+def _unstable(sc: Scenario, c: CaseConsistency) -> str:
+    """Instructions returned in some repeats but not all, with their share."""
+    return "; ".join(f"{sc.instructions[i].textual_id} {100 * share:.0f}%"
+                     for i, share in c.instruction_share.items() if share < 1.0)
+
+
+def consistency_rows(sc: Scenario, consistency: ConsistencySummary) -> list[list[str]]:
+    return [
+        [c.case, str(c.repeats), str(c.failed_repeats), "Yes" if c.consistent else "No",
+         _num(c.flip_rate, 4), _num(c.score_mean, 4), _num(c.score_stdev, 4),
+         _num(c.score_min, 4), _num(c.score_max, 4), _num(c.detected_share, 4),
+         _unstable(sc, c)]
+        for c in consistency.cases
+    ]
+
+
+def consistency_json(sc: Scenario, consistency: ConsistencySummary) -> dict[str, Any]:
+    return {
+        "fleiss_kappa": consistency.fleiss_kappa,
+        "percent_agreement": consistency.percent_agreement,
+        "mean_flip_rate": consistency.mean_flip_rate,
+        "consistent_cases": consistency.consistent_cases,
+        "cases": [
+            {
+                "test_case": c.case, "scored_repeats": c.repeats,
+                "failed_repeats": c.failed_repeats, "consistent": c.consistent,
+                "flip_rate": c.flip_rate, "score_mean": c.score_mean,
+                "score_stdev": c.score_stdev, "score_min": c.score_min,
+                "score_max": c.score_max, "detected_share": c.detected_share,
+                "instruction_share": {sc.instructions[i].textual_id: share
+                                      for i, share in c.instruction_share.items()},
+                "criterion_labels": {sc.criteria[cid - 1].textual_id: list(labels)
+                                     for cid, labels in c.criterion_labels.items()},
+            }
+            for c in consistency.cases
+        ],
+    }
+
+
+class ScenarioExporter:
+    """Writes a scenario's result files: each case as it finishes, the tables at the end."""
+
+    def __init__(self, folder: Path, scenario: Scenario) -> None:
+        self.folder = folder
+        self.scenario = scenario
+        self.cases_dir = folder / "test_cases"
+        self.tables_dir = folder / "tables"
+        self._rows: list[list[str]] = []
+        self._files = FileWriter()
+        try:
+            self.cases_dir.mkdir(parents=True, exist_ok=True)
+            self.tables_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise EunomiaError(
+                f"cannot create the results folder {folder}: {exc.strerror or exc}"
+            ) from None
+
+    def write_case(self, outcome: CaseOutcome) -> None:
+        self._rows.append(table_row(outcome))
+        name = outcome.case if not outcome.repeat else f"{outcome.case}__r{outcome.repeat}"
+        self._files.write(self.cases_dir / f"{name}.json", orjson.dumps(
+            case_json(self.scenario, outcome), option=orjson.OPT_INDENT_2))
+
+    def finish(self, summary: ScenarioSummary, meta: dict[str, Any],
+               consistency: ConsistencySummary | None = None) -> list[Path]:
+        """Wait for the case files, then write the tables and JSON files; returns them all."""
+        self._files.close()
+        sc = self.scenario
+        t = self.tables_dir
+        done: list[Path] = []
+
+        def write(path: Path, how: Callable[[Path], object]) -> None:
+            try:
+                how(path)
+            except OSError as exc:
+                raise EunomiaError(f"cannot write {path}: {exc.strerror or exc}") from None
+            done.append(path)
+
+        if consistency is not None:
+            write(t / "consistency.csv", lambda p: write_csv(
+                p, CONSISTENCY_COLUMNS, consistency_rows(sc, consistency)))
+        write(t / "scenario_summary.csv",
+              lambda p: write_csv(p, ("Metric", "Value"), summary_rows(summary)))
+        rows = sorted(self._rows, key=lambda r: (r[0], int(r[-1])))
+        write(t / "test_case_results.csv", lambda p: write_csv(p, CASE_COLUMNS, rows))
+        write(t / "criteria_summary.csv", lambda p: write_csv(
+            p, ("Criterion", "Title", "Cases", "Missed", "Miss Rate (%)"),
+            ([c.textual_id, c.title, str(st.cases), str(st.missed),
+              _num(None if st.miss_rate is None else 100 * st.miss_rate, 2)]
+             for c in sc.criteria for st in (summary.criteria[c.id],))))
+        write(t / "instruction_summary.csv", lambda p: write_csv(
+            p, ("Instruction", "Criterion", "Expected", "Missed", "Miss Rate (%)",
+                "Returned Unexpectedly"),
+            ([i.textual_id, sc.criteria[i.criterion_id - 1].textual_id, str(st.expected),
+              str(st.missed), _num(None if st.miss_rate is None else 100 * st.miss_rate, 2),
+              str(st.returned_unexpected)]
+             for i in sc.instructions.values() for st in (summary.instructions[i.id],))))
+        data = summary_json(summary, meta)
+        if consistency is not None:
+            data["consistency"] = consistency_json(sc, consistency)
+        write(self.folder / "scenario_results.json", lambda p: write_text_atomic(
+            p, json.dumps(data, indent=2, ensure_ascii=False)))
+        write(self.folder / "failures.json", lambda p: write_text_atomic(
+            p, json.dumps(data["failures"], indent=2, ensure_ascii=False)))
+        return done

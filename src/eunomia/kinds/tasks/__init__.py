@@ -1,0 +1,37 @@
+"""The judged task-suite kind (``eunomia eval``).
+
+:class:`TaskPlan` is what to run (suites x candidate models, one judge); the kind itself
+(:data:`KIND`) validates suite files and exports, prints and ranks their results.
+"""
+
+from eunomia.kinds.tasks._calls import ModelCaller, chat_attempt
+from eunomia.kinds.tasks._files import export_tasks, stored_record, stored_summary, task_records
+from eunomia.kinds.tasks._kind import TASKS, TaskKind
+from eunomia.kinds.tasks._plan import NO_JUDGE, Candidate, TaskPlan, price_table
+from eunomia.kinds.tasks._tables import suite_yaml
+from eunomia.kinds.tasks._terminal import print_tasks_summary, task_row
+from eunomia.kinds.tasks._work import ModelContext, case_row, checks_verdict, selected_entries
+
+KIND = TASKS
+
+__all__ = [
+    "KIND",
+    "NO_JUDGE",
+    "Candidate",
+    "ModelCaller",
+    "ModelContext",
+    "TaskKind",
+    "TaskPlan",
+    "case_row",
+    "chat_attempt",
+    "checks_verdict",
+    "export_tasks",
+    "price_table",
+    "print_tasks_summary",
+    "selected_entries",
+    "stored_record",
+    "stored_summary",
+    "suite_yaml",
+    "task_records",
+    "task_row",
+]

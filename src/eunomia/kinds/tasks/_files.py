@@ -1,0 +1,250 @@
+"""The result files of a task run, regenerated from the run store.
+
+``results/<run>/``
+  ``tasks/<suite>.yaml``           each suite as written (same shape, same key order) with
+                                   the candidate's response, score and judge feedback appended
+  ``tables/cases.csv``             one row per case and repeat
+  ``tables/summary.csv``           per kind, category, sub-category, difficulty and suite: flat
+                                   and difficulty-weighted mean score with 95% bootstrap CIs
+  ``tables/judge_agreement.csv``   judge self-agreement (alpha, ICC) and judge–human (QWK, MAD)
+  ``tables/repeat_consistency.csv`` with ``--repeat``: each case's scores across repeats
+  ``tables/inference_speed.csv``   latency, time to first token, words, words/s, adherence
+  ``inference_speed.svg``          latency against output length, with the fitted line
+  ``tasks_results.json``           the summary in JSON; ``failures.json`` every unscored case
+
+Written as the store is read, piece by piece: each suite file in file order, a chunk of its
+cases at a time (their stored results fetched by name); the tables and the summary in the
+store's order, one case at a time. Every file is written incrementally (through a temporary
+file, renamed when complete), so an export holds a chunk of cases, the summary's compact
+arrays and a name -> case index of one suite, whatever the size of the run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from eunomia import defaults
+from eunomia.exports import (
+    CsvOutput,
+    JsonList,
+    Output,
+    SuiteYaml,
+    write_csv_dicts,
+    write_json_streaming,
+)
+from eunomia.files import file_safe
+from eunomia.kinds import Exported
+from eunomia.kinds.tasks._tables import (
+    CASE_COLUMNS,
+    REPEAT_COLUMNS,
+    SPEED_COLUMNS,
+    SUMMARY_COLUMNS,
+    agreement_rows,
+    case_fields,
+    failure_json,
+    repeat_case_json,
+    repeat_row,
+    speed_row,
+    speed_svg_lines,
+    summary_json,
+    summary_row,
+    table_row,
+)
+from eunomia.pricing import PriceTable
+from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
+from eunomia.tasks import (
+    CaseMeta,
+    CaseRecord,
+    CaseResult,
+    Entry,
+    StoredCases,
+    SummaryBuilder,
+    TasksSummary,
+    TaskSuite,
+    loaded_case,
+    read_suite,
+)
+
+
+def task_records(store: RunStore, run: RunInfo, target: str | None = None
+                 ) -> tuple[list[TaskSuite], list[CaseRecord], PriceTable]:
+    """The run's suites, its case records (of one candidate, with ``target``) and prices.
+
+    Every record at once, in memory: for small runs and tests (exports stream instead).
+    """
+    suites: list[TaskSuite] = []
+    records: list[CaseRecord] = []
+    prices = PriceTable()
+    for info in store.suites(run):
+        suite = read_suite(store, info)
+        prices = PriceTable.from_json(store.get_json(info.prices))
+        suites.append(suite)
+        by_name = {c.name: c for c in suite.cases}
+        for row in store.iter_cases(run, info.name, target):
+            result = None
+            if row.response:
+                result = CaseResult.model_validate(store.get_json(row.response))
+            records.append(CaseRecord(
+                suite=info.name, case_name=row.case_name, repeat=row.repeat,
+                status=row.status,  # type: ignore[arg-type]
+                case=by_name.get(row.case_name), result=result, error=row.error,
+                cost=row.cost, cached=row.cached, attempts=row.attempts,
+            ))
+    return suites, records, prices
+
+
+def export_tasks(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exported]:
+    """Write every result file of a task run from the store; one summary per candidate.
+
+    With several candidate models (a matrix run) each gets the files below in its own
+    folder, ``results/<run>/<model>/``, like a scenario run's ``<run>/<target>/<scenario>``.
+    """
+    base = results_dir / run.name
+    targets = run.targets or ["?"]
+    if len(targets) == 1:
+        return [_export_candidate(store, run, targets[0], None, base)]
+    return [_export_candidate(store, run, t, t, base / file_safe(t)) for t in targets]
+
+
+def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str | None,
+                      base: Path) -> Exported:
+    """The files of one candidate's cases (every case of the run when ``target`` is None),
+    written while the store is read: see the module's docstring."""
+    infos = store.suites(run)
+    builder = _builder(store, run, candidate, target, infos)
+    tables = base / "tables"
+    yaml_files: list[Path] = []
+    shared: dict[CaseMeta, CaseMeta] = {}
+    with CsvOutput(tables / "cases.csv", CASE_COLUMNS) as cases, \
+            Output(base / "failures.json") as failures_out:
+        failures = JsonList(failures_out)
+        for info in infos:
+            suite = read_suite(store, info)
+            targets = [target] if target is not None else store.targets_of(run, info.name)
+            metas: dict[str, CaseMeta] = {}  # this suite's cases by name (for the tables)
+            yaml_files.append(write_suite_yaml(
+                store, run, suite, targets, base / "tasks" / f"{suite.name}.yaml", metas,
+                shared))
+            for row in store.iter_cases(run, info.name, target):
+                record = stored_record(store, info.name, row, metas.get(row.case_name))
+                builder.add(record)
+                cases.row(table_row(record))
+                failure = record.failure
+                if failure is not None:
+                    failures.add(failure_json(failure))
+        failures.close()
+    summary = builder.finish()
+    out = Exported(candidate, base, summary, failed=summary.failed + summary.invalid)
+    out.files += yaml_files
+    out.files.append(tables / "cases.csv")
+    out.files.append(write_csv_dicts(tables / "summary.csv", SUMMARY_COLUMNS,
+                          [summary_row(g) for g in
+                           ([summary.overall] if summary.overall else []) + summary.groups]))
+    out.files.append(write_csv_dicts(tables / "judge_agreement.csv", ("metric", "value"),
+                          agreement_rows(summary)))
+    rc = summary.repeat_consistency
+    if rc is not None:
+        with CsvOutput(tables / "repeat_consistency.csv", REPEAT_COLUMNS) as table:
+            for c in rc.cases:
+                table.row(repeat_row(c))
+        out.files.append(table.path)
+    if summary.speed:
+        with CsvOutput(tables / "inference_speed.csv", SPEED_COLUMNS) as table:
+            for r in summary.speed:
+                table.row(speed_row(r))
+        out.files.append(table.path)
+        with Output(base / "inference_speed.svg") as svg:
+            for line in speed_svg_lines(summary):
+                svg.write(line + "\n")
+        out.files.append(svg.path)
+    out.files.append(write_json_streaming(
+        base / "tasks_results.json", summary_json(summary, run, streamed=True),
+        (repeat_case_json(c) for c in rc.cases) if rc is not None else None))
+    out.files.append(base / "failures.json")
+    return out
+
+
+def _builder(store: RunStore, run: RunInfo, candidate: str, target: str | None,
+             infos: Sequence[SuiteInfo]) -> SummaryBuilder:
+    """The summary of the run's stored cases (of ``target``), to be fed in store order."""
+    prices = PriceTable.from_json(store.get_json(infos[-1].prices)) if infos else PriceTable()
+    settings = run.settings
+    top = store.max_repeat(run, target)
+    return SummaryBuilder(
+        candidate=candidate, judge=str(settings.get("judge", "?")),
+        weights=settings.get("weights") or {},
+        judge_repeats=int(settings.get("judge_repeats", 1)), prices=prices,
+        repeats=1 + (top or 0))
+
+
+def stored_summary(store: RunStore, run: RunInfo, candidate: str,
+                   target: str | None = None) -> TasksSummary:
+    """One candidate's summary (every case of the run when ``target`` is None), read from
+    the store a case at a time like an export, without writing any file, in bounded
+    memory."""
+    infos = store.suites(run)
+    builder = _builder(store, run, candidate, target, infos)
+    shared: dict[CaseMeta, CaseMeta] = {}
+    for info in infos:
+        metas = {entry[0]: CaseMeta.of(loaded_case(entry), shared)
+                 for chunk in _chunks(read_suite(store, info)) for entry in chunk}
+        for row in store.iter_cases(run, info.name, target):
+            builder.add(stored_record(store, info.name, row, metas.get(row.case_name)))
+    return builder.finish()
+
+
+def stored_record(store: RunStore, suite: str, row: CaseRow, meta: CaseMeta | None
+                  ) -> CaseRecord:
+    """A stored case with its result (read from its response blob)."""
+    result = CaseResult.model_validate_json(store.get_blob(row.response)) \
+        if row.response else None
+    return CaseRecord(
+        suite=suite, case_name=row.case_name, repeat=row.repeat,
+        status=row.status,  # type: ignore[arg-type]
+        case=None, result=result, error=row.error, cost=row.cost, cached=row.cached,
+        attempts=row.attempts, meta=meta)
+
+
+def _chunks(suite: TaskSuite) -> Iterator[list[Entry]]:
+    """The suite's cases as entries, a stored chunk (or as many cases) at a time."""
+    if isinstance(suite.source, StoredCases):
+        for digest in suite.source.chunks:
+            part = StoredCases(suite.source.store, (digest,))
+            yield list(part.entries())
+        return
+    chunk: list[Entry] = []
+    for case in suite.cases:
+        chunk.append((case.name, case.kind, case.index, case.line, case.raw_json))
+        if len(chunk) >= defaults.TASK_SNAPSHOT_CHUNK_CASES:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def write_suite_yaml(store: RunStore, run: RunInfo, suite: TaskSuite, targets: Sequence[str],
+                     path: Path, metas: dict[str, CaseMeta] | None = None,
+                     shared: dict[CaseMeta, CaseMeta] | None = None) -> Path:
+    """``tasks/<suite>.yaml``: the suite in file order, a chunk of cases at a time with the
+    stored records of those cases (of ``targets``); the same bytes as :func:`suite_yaml`.
+    Fills ``metas`` (case name -> what the tables need of it)."""
+    with Output(path) as out:
+        writer = SuiteYaml(out, suite.shape, suite.top_level)
+        for chunk in _chunks(suite):
+            names = [e[0] for e in chunk]
+            rows: dict[str, list[CaseRow]] = defaultdict(list)
+            for t in targets:
+                for row in store.cases_named(run, suite.name, t, names):
+                    rows[row.case_name].append(row)
+            for entry in chunk:
+                name = entry[0]
+                if metas is not None:
+                    metas[name] = CaseMeta.of(loaded_case(entry), shared)
+                mine = sorted((stored_record(store, suite.name, r, None)
+                               for r in rows.get(name, ())), key=lambda r: r.repeat)
+                writer.add(case_fields(json.loads(entry[4]), mine))
+        writer.close()
+    return path

@@ -1,0 +1,304 @@
+"""The tables and JSON of a task run's results: one function per row or document.
+
+``tables/cases.csv`` (:func:`table_row`), ``tables/summary.csv`` (:func:`summary_row`),
+``tables/judge_agreement.csv``, ``tables/repeat_consistency.csv``,
+``tables/inference_speed.csv`` and its plot, ``tasks_results.json`` (:func:`summary_json`),
+and each case's fields appended to the suite's YAML (:func:`case_fields`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from html import escape
+from typing import Any
+
+from eunomia.exports import LIST_HERE, dump_yaml
+from eunomia.stats import Interval
+from eunomia.store import RunInfo
+from eunomia.tasks import (
+    CaseMeta,
+    CaseRecord,
+    CaseResult,
+    GroupStat,
+    RepeatStat,
+    SpeedRow,
+    TasksSummary,
+    TaskSuite,
+)
+
+CASE_COLUMNS = (
+    "suite", "case_id", "kind", "category", "sub_category", "difficulty", "repeat", "status",
+    "score", "judge_scores", "human_score", "checks_passed", "checks_total", "failed_checks",
+    "latency_s", "time_to_first_token_s", "output_words", "input_tokens", "output_tokens",
+    "cost", "attempts", "cached", "error",
+)
+SUMMARY_COLUMNS = (
+    "grouping", "value", "cases", "scored", "unscored", "failed", "mean", "mean_ci_low",
+    "mean_ci_high", "weighted_mean", "weighted_ci_low", "weighted_ci_high", "checks_passed",
+    "checks_total",
+)
+SPEED_COLUMNS = (
+    "suite", "case_id", "repeat", "expected_words", "output_words", "output_tokens",
+    "latency_s", "time_to_first_token_s", "words_per_second", "length_adherence",
+)
+
+
+REPEAT_COLUMNS = ("suite", "case_id", "scores", "failed_repeats", "mean", "stdev", "min",
+                  "max", "flip_rate")
+
+
+def _num(value: float | None, digits: int = 4) -> str:
+    return "" if value is None else f"{round(value, digits):g}"
+
+
+def _result_fields(result: CaseResult | None, status: str, error: str | None
+                   ) -> dict[str, Any]:
+    """The fields appended to a case: response, score, feedback, then the details."""
+    if result is None:
+        return {"response_candidate_model": None, "score": None,
+                "judge_feedback": None, "status": status, "error": error}
+    out: dict[str, Any] = {
+        "response_candidate_model": result.response,
+        "score": None if result.score is None else round(result.score, 3),
+        "judge_feedback": result.feedback or None,
+        "status": result.status,
+    }
+    if len(result.verdicts) > 1:
+        out["judge_scores"] = [v.score for v in result.verdicts]
+    unscored = [v.raw for v in result.all_verdicts() if v.status == "unscored"]
+    if unscored:
+        out["judge_raw_unscored"] = unscored
+    if result.turns:
+        out["turns"] = [
+            {"user": t.user, "response": t.response, "eval_point": t.eval_point,
+             "score": (None if not [v for v in t.verdicts if v.score is not None] else
+                       round(sum(v.score for v in t.verdicts if v.score is not None)
+                             / len([v for v in t.verdicts if v.score is not None]), 3)),
+             "judge_feedback": "\n".join(v.feedback for v in t.verdicts) or None,
+             **({"check_results": [c.model_dump() for c in t.checks]} if t.checks else {})}
+            for t in result.turns
+        ]
+    if result.checks:
+        out["check_results"] = [c.model_dump() for c in result.checks]
+    if result.speed is not None:
+        out["speed"] = result.speed.model_dump()
+    if result.error:
+        out["error"] = result.error
+    return out
+
+
+def suite_yaml(suite: TaskSuite, records: list[CaseRecord]) -> str:
+    """The suite in its own shape and key order, each case with its results appended: the
+    whole file at once (exports write the same bytes a case at a time, :class:`SuiteYaml`)."""
+    by_case: dict[str, list[CaseRecord]] = defaultdict(list)
+    for r in records:
+        by_case[r.case_name].append(r)
+    cases = [case_fields(case.raw, sorted(by_case.get(case.name, []), key=lambda r: r.repeat))
+             for case in suite.cases]
+    if suite.shape == "list":
+        return dump_yaml(cases)
+    return dump_yaml({**suite.top_level, "test_cases": cases})
+
+
+def case_fields(raw: dict[str, Any], mine: list[CaseRecord]) -> dict[str, Any]:
+    """``raw`` (a case as written) with its records' results appended, as in the output."""
+    if not mine:
+        return raw
+    if len(mine) == 1:
+        raw.update(_result_fields(mine[0].result, mine[0].status, mine[0].error))
+    else:
+        scores = [r.score for r in mine if r.score is not None]
+        raw["score"] = round(sum(scores) / len(scores), 3) if scores else None
+        raw["repeats"] = [{"repeat": r.repeat, **_result_fields(r.result, r.status, r.error)}
+                          for r in mine]
+    return raw
+
+
+def _interval(i: Interval | None) -> tuple[str, str, str]:
+    if i is None:
+        return "", "", ""
+    return _num(i.estimate), _num(i.low), _num(i.high)
+
+
+def summary_row(g: GroupStat) -> dict[str, Any]:
+    m, w = _interval(g.mean), _interval(g.weighted)
+    return {"grouping": g.grouping, "value": g.value, "cases": g.cases, "scored": g.scored,
+            "unscored": g.unscored, "failed": g.failed, "mean": m[0], "mean_ci_low": m[1],
+            "mean_ci_high": m[2], "weighted_mean": w[0], "weighted_ci_low": w[1],
+            "weighted_ci_high": w[2], "checks_passed": g.checks_passed,
+            "checks_total": g.checks_total}
+
+
+def table_row(r: CaseRecord) -> dict[str, Any]:
+    """One row of ``cases.csv``."""
+    c: CaseMeta | None = r.info
+    res = r.result
+    checks = res.all_checks() if res else []
+    ins = sum(x.input_tokens for x in res.calls) if res else 0
+    outs = sum(x.output_tokens for x in res.calls) if res else 0
+    return {
+        "suite": r.suite, "case_id": r.case_name, "kind": c.kind if c else "",
+        "category": c.category if c else "",
+        "sub_category": "; ".join(c.sub_categories) if c else "",
+        "difficulty": c.difficulty if c else "", "repeat": r.repeat, "status": r.status,
+        "score": _num(r.score),
+        "judge_scores": " ".join("-" if v.score is None else str(v.score)
+                                 for v in res.all_verdicts()) if res else "",
+        "human_score": _num(c.human_score) if c else "",
+        "checks_passed": sum(x.passed for x in checks), "checks_total": len(checks),
+        "failed_checks": "; ".join(f"{x.name}: {x.detail}".strip(": ")
+                                   for x in checks if not x.passed),
+        "latency_s": _num(res.candidate_latency_s) if res else "",
+        "time_to_first_token_s": _num(res.speed.time_to_first_token_s)
+        if res and res.speed else "",
+        "output_words": res.speed.output_words if res and res.speed else "",
+        "input_tokens": ins, "output_tokens": outs, "cost": _num(r.cost, 8),
+        "attempts": r.attempts, "cached": r.cached, "error": r.error or "",
+    }
+
+
+def table_rows(records: list[CaseRecord]) -> list[dict[str, Any]]:
+    return [table_row(r) for r in records]
+
+
+def speed_row(r: SpeedRow) -> dict[str, Any]:
+    """One row of ``inference_speed.csv``."""
+    return {"suite": r.suite, "case_id": r.case_name, "repeat": r.repeat,
+            "expected_words": r.expected_words or "", "output_words": r.output_words,
+            "output_tokens": r.output_tokens, "latency_s": _num(r.latency_s),
+            "time_to_first_token_s": _num(r.time_to_first_token_s),
+            "words_per_second": _num(r.words_per_second),
+            "length_adherence": _num(r.length_adherence)}
+
+
+def failure_json(f: tuple[str, str, int, str, str]) -> dict[str, Any]:
+    return {"suite": f[0], "case_id": f[1], "repeat": f[2], "status": f[3], "reason": f[4]}
+
+
+def agreement_rows(s: TasksSummary) -> list[dict[str, Any]]:
+    a = s.agreement
+    if a is None:
+        return []
+    return [
+        {"metric": "judge_repeats", "value": a.judge_repeats},
+        {"metric": "answers_scored_repeatedly", "value": a.answers},
+        {"metric": "krippendorff_alpha_interval", "value": _num(a.alpha)},
+        {"metric": "icc_2_1", "value": _num(a.icc)},
+        {"metric": "human_scored_cases", "value": a.human_cases},
+        {"metric": "judge_human_quadratic_weighted_kappa", "value": _num(a.qwk)},
+        {"metric": "judge_human_mean_absolute_difference", "value": _num(a.mad)},
+    ]
+
+
+def _speed_points(s: TasksSummary) -> Iterator[tuple[float, float]]:
+    for r in s.speed:
+        if r.latency_s is not None:
+            yield float(r.output_words), r.latency_s
+
+
+def speed_svg_lines(s: TasksSummary, width: int = 640, height: int = 400) -> Iterator[str]:
+    """Latency against output words, an SVG line at a time: one dot per answer (not held)
+    and the fitted line."""
+    xmax, ymax, any_point = 1.0, 0.001, False
+    for x, y in _speed_points(s):
+        xmax, ymax, any_point = max(xmax, x), max(ymax, y), True
+    left, right, top, bottom = 60, 20, 40, 50
+    pw, ph = width - left - right, height - top - bottom
+    xmax *= 1.05
+    ymax *= 1.1
+
+    def sx(x: float) -> float:
+        return left + pw * x / xmax
+
+    def sy(y: float) -> float:
+        return top + ph * (1 - y / ymax)
+
+    yield (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">')
+    yield '<rect width="100%" height="100%" fill="white"/>'
+    yield (f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="14">'
+           f'Inference speed: latency vs output length ({escape(s.candidate)})</text>')
+    yield f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="black"/>'
+    yield f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + ph}" stroke="black"/>'
+    yield f'<text x="{left + pw / 2}" y="{height - 10}" text-anchor="middle">output words</text>'
+    yield (f'<text x="15" y="{top + ph / 2}" text-anchor="middle" '
+           f'transform="rotate(-90 15 {top + ph / 2})">latency (s)</text>')
+    for i in range(6):
+        xv, yv = xmax * i / 5, ymax * i / 5
+        yield (f'<text x="{sx(xv):.1f}" y="{top + ph + 16}" text-anchor="middle">'
+               f'{xv:.0f}</text>')
+        yield (f'<text x="{left - 6}" y="{sy(yv) + 4:.1f}" text-anchor="end">'
+               f'{yv:.2g}</text>')
+        yield (f'<line x1="{left}" y1="{sy(yv):.1f}" x2="{left + pw}" y2="{sy(yv):.1f}" '
+               'stroke="#eee"/>')
+    for x, y in _speed_points(s):
+        yield f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4" fill="#1f77b4"/>'
+    fit = s.speed_fit
+    if fit is not None:
+        x0, x1 = 0.0, xmax
+        y0, y1 = fit.intercept, fit.intercept + fit.slope * xmax
+        yield (f'<line x1="{sx(x0):.1f}" y1="{sy(y0):.1f}" x2="{sx(x1):.1f}" '
+               f'y2="{sy(y1):.1f}" stroke="#d62728" stroke-width="2"/>')
+        label = f"slope {fit.slope * 100:.3g} s per 100 words"
+        if fit.r2 is not None:
+            label += f", R² {fit.r2:.2f}"
+        yield f'<text x="{left + 8}" y="{top + 14}" fill="#d62728">{escape(label)}</text>'
+    if not any_point:
+        yield (f'<text x="{width / 2}" y="{height / 2}" text-anchor="middle">'
+               'no inference-speed cases</text>')
+    yield "</svg>"
+
+
+def _interval_json(i: Interval | None) -> dict[str, Any] | None:
+    if i is None:
+        return None
+    return {"estimate": i.estimate, "low": i.low, "high": i.high, "n": i.n,
+            "confidence": i.confidence}
+
+
+def repeat_case_json(c: RepeatStat) -> dict[str, Any]:
+    return {"suite": c.suite, "case_id": c.case_name, "scores": list(c.scores),
+            "failed_repeats": c.failed_repeats, "mean": c.mean, "stdev": c.stdev,
+            "min": c.low, "max": c.high, "flip_rate": c.flip_rate,
+            "distribution": {str(k): v for k, v in c.distribution.items()}}
+
+
+def repeat_row(c: RepeatStat) -> dict[str, Any]:
+    """One row of ``repeat_consistency.csv``."""
+    return {"suite": c.suite, "case_id": c.case_name,
+            "scores": " ".join(f"{x:g}" for x in c.scores),
+            "failed_repeats": c.failed_repeats, "mean": _num(c.mean),
+            "stdev": _num(c.stdev), "min": _num(c.low), "max": _num(c.high),
+            "flip_rate": _num(c.flip_rate)}
+
+
+def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False) -> dict[str, Any]:
+    """The summary in JSON. ``streamed``: the repeat-consistency cases are left as
+    :data:`LIST_HERE`, for the caller to write one at a time."""
+    a = s.agreement
+    rc = s.repeat_consistency
+    fit = s.speed_fit
+    return {
+        "run_name": run.name, "run_status": run.status, "candidate": s.candidate,
+        "judge": s.judge, "weights": s.weights, "cases": s.total, "scored": s.scored,
+        "unscored": s.unscored, "failed": s.failed, "invalid": s.invalid,
+        "overall": summary_row(s.overall) if s.overall else None,
+        "overall_mean": _interval_json(s.overall.mean) if s.overall else None,
+        "overall_weighted_mean": _interval_json(s.overall.weighted) if s.overall else None,
+        "groups": [summary_row(g) for g in s.groups],
+        "repeat_consistency": None if rc is None else {
+            "repeats": rc.repeats, "alpha": rc.alpha, "icc": rc.icc,
+            "cases": LIST_HERE if streamed else [repeat_case_json(c) for c in rc.cases]},
+        "judge_agreement": None if a is None else {
+            "judge_repeats": a.judge_repeats, "answers": a.answers, "alpha": a.alpha,
+            "icc": a.icc, "human_cases": a.human_cases, "qwk": a.qwk, "mad": a.mad},
+        "speed_fit": None if fit is None else {
+            "slope_s_per_word": fit.slope, "intercept_s": fit.intercept, "r2": fit.r2,
+            "slope_low": fit.slope_low, "slope_high": fit.slope_high, "n": fit.n},
+        "candidate_tokens": {"input": s.candidate_tokens[0], "output": s.candidate_tokens[1]},
+        "judge_tokens": {"input": s.judge_tokens[0], "output": s.judge_tokens[1]},
+        "cost": s.cost, "candidate_cost": s.candidate_cost,
+        "unknown_price_models": s.unknown_models,
+        "latency_mean_s": s.latency_mean_s, "latency_p95_s": s.latency_p95_s,
+    }

@@ -1,0 +1,40 @@
+"""The built-in LLM feedback engine: Athena-shaped feedback from any chat model.
+
+It renders the exercise and the submitted Apollon diagram as compact text, asks the
+model to choose one structured grading instruction per criterion (a JSON schema of
+``enum`` choices) with a feedback sentence, and returns Athena feedback items with
+the call's token usage. Used by ``--target llm:<spec>`` and ``eunomia serve``.
+"""
+
+from eunomia.llm_feedback._engine import (
+    ENGINE_VERSION,
+    Assessment,
+    FeedbackEngine,
+    PromptBuilder,
+    render_solution,
+    render_submission,
+)
+from eunomia.llm_feedback._prompt import BUNDLED_DIR, FIELDS, PromptTemplates, Template
+from eunomia.llm_feedback._schema import AnswerSchema, Choice, CriterionAnswer, CriterionSlot, slug
+from eunomia.llm_feedback._serve import create_engine_app, serve_forever, start_engine_server
+
+__all__ = [
+    "BUNDLED_DIR",
+    "ENGINE_VERSION",
+    "FIELDS",
+    "AnswerSchema",
+    "Assessment",
+    "Choice",
+    "CriterionAnswer",
+    "CriterionSlot",
+    "FeedbackEngine",
+    "PromptBuilder",
+    "PromptTemplates",
+    "Template",
+    "create_engine_app",
+    "render_solution",
+    "render_submission",
+    "serve_forever",
+    "slug",
+    "start_engine_server",
+]

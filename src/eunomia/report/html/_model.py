@@ -1,0 +1,289 @@
+"""The report's data model (no HTML here): what one run's report shows, kind by kind.
+
+Built from the run store by :func:`eunomia.report.html.build_run_report`, each kind filling
+in its own groups (``eunomia.kinds``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from eunomia.report._leaderboard import Columns, LeaderboardRow
+from eunomia.stats import quantile
+
+NONE_LABEL = "(none)"
+"""Row / column of the confusion matrix: nothing expected / nothing returned."""
+
+
+# --- small value types ---------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Metric:
+    label: str
+    value: float | int | None
+    kind: str = "num"
+    """How to format it: num, int, pct (0..1), score (0..100), cost, seconds, text."""
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LatencyStats:
+    values: tuple[float, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.values)
+
+    @property
+    def mean(self) -> float | None:
+        return sum(self.values) / len(self.values) if self.values else None
+
+    def quantile(self, q: float) -> float | None:
+        return quantile(self.values, q)
+
+    @property
+    def p50(self) -> float | None:
+        return self.quantile(0.5)
+
+    @property
+    def p90(self) -> float | None:
+        return self.quantile(0.9)
+
+    @property
+    def max(self) -> float | None:
+        return max(self.values) if self.values else None
+
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCost:
+    model: str
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+    """Cost of the calls with a known price; ``None`` when no call had one."""
+
+
+@dataclass(frozen=True, slots=True)
+class CaseLine:
+    """One stored case, for the generic table (every kind of run)."""
+
+    suite: str
+    target: str
+    case: str
+    repeat: int
+    status: str
+    score: float | None
+    latency_s: float | None
+    cost: float | None
+    cached: bool
+    error: str | None
+
+
+# --- structured-grading sections -------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class CriterionRow:
+    textual_id: str
+    title: str
+    cases: int
+    missed: int
+
+    @property
+    def miss_rate(self) -> float | None:
+        return self.missed / self.cases if self.cases else None
+
+    @property
+    def detection_rate(self) -> float | None:
+        return None if self.miss_rate is None else 1.0 - self.miss_rate
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionRow:
+    textual_id: str
+    criterion: str
+    credits: float
+    expected: int
+    missed: int
+    returned_unexpected: int
+
+    @property
+    def miss_rate(self) -> float | None:
+        return self.missed / self.expected if self.expected else None
+
+
+@dataclass(frozen=True, slots=True)
+class ConfusionMatrix:
+    """Rows: the instruction expected; columns: the one returned (``(none)`` for nothing)."""
+
+    criterion: str
+    title: str
+    labels: tuple[str, ...]
+    """Instruction textual ids of the criterion, then ``(none)``; rows and columns alike."""
+    counts: tuple[tuple[int, ...], ...]
+
+    @property
+    def total(self) -> int:
+        return sum(sum(r) for r in self.counts)
+
+    @property
+    def correct(self) -> int:
+        return sum(self.counts[i][i] for i in range(len(self.labels) - 1))
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackView:
+    """One feedback item as a student would see it."""
+
+    title: str
+    description: str
+    credits: float
+    instruction: str
+    """The instruction it names (textual id), ``unknown #N``, or empty."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorstCase:
+    case: str
+    repeat: int
+    target: str
+    score_percent: float
+    detected: bool
+    expected_score: float
+    returned_score: float
+    expected: tuple[str, ...]
+    returned: tuple[str, ...]
+    missing: tuple[str, ...]
+    extra: tuple[str, ...]
+    unrecognized: tuple[int, ...]
+    diagram: str | None
+    feedback: tuple[FeedbackView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FailedCase:
+    case: str
+    repeat: int
+    status: str
+    error: str
+    attempts: int
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionAgreement:
+    instruction: str
+    share: float
+    """Share of the scored repeats that returned this instruction."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConsistencyCase:
+    case: str
+    repeats: int
+    """Scored repeats."""
+    failed_repeats: int
+    flip_rate: float | None
+    """Mean over criteria of the share of consecutive repeats whose answer changed."""
+    consistent: bool
+    """Every scored repeat returned exactly the same instructions."""
+    unstable: tuple[InstructionAgreement, ...]
+    """The instructions returned in some repeats but not in all."""
+    score_mean: float | None
+    score_min: float | None
+    score_max: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Consistency:
+    repeats: int
+    cases: tuple[ConsistencyCase, ...]
+    """Most unstable first."""
+    kappa: float | None
+    """Fleiss' kappa of the criterion answers across repeats (None when undefined)."""
+    agreement: float | None
+    mean_flip_rate: float | None
+    consistent_cases: int
+
+
+@dataclass(slots=True)
+class GroupReport:
+    """One suite on one target."""
+
+    suite: str
+    target: str
+    kind: str
+    metrics: list[Metric] = field(default_factory=list)
+    total: int = 0
+    failed: int = 0
+    mean_score: float | None = None
+    detection_rate: float | None = None
+    cost: float | None = None
+    criteria: list[CriterionRow] = field(default_factory=list)
+    instructions: list[InstructionRow] = field(default_factory=list)
+    confusion: list[ConfusionMatrix] = field(default_factory=list)
+    worst: list[WorstCase] = field(default_factory=list)
+    failures: list[FailedCase] = field(default_factory=list)
+    consistency: Consistency | None = None
+    latency: LatencyStats = field(default_factory=lambda: LatencyStats(()))
+    case_scores: dict[str, float] = field(default_factory=dict)
+    """Mean score of each scored case over its repeats (for comparisons)."""
+    summary: Any = None
+    """The kind's aggregates of this group (for the leaderboard of a matrix run)."""
+    structured: bool = False
+    """A structured-grading group: detection, criteria, confusion, worst cases."""
+
+    @property
+    def key(self) -> str:
+        return f"{self.suite} @ {self.target}"
+
+
+@dataclass(slots=True)
+class RunReport:
+    name: str
+    kind: str
+    status: str
+    created: str
+    finished: str | None
+    targets: list[str]
+    eunomia_version: str
+    store_path: str
+    repeats: int
+    total: int
+    failed: int
+    mean_score: float | None
+    cost: float | None
+    duration_s: float | None
+    score_label: str
+    """What the score column means: ``Score %`` (scenarios) or ``Judge score (0-5)`` (tasks)."""
+    score_digits: int = 1
+    """Decimals shown for scores: 1 for a score % (0-100), 2 for a judge score (0-5)."""
+    groups: list[GroupReport] = field(default_factory=list)
+    model_costs: list[ModelCost] = field(default_factory=list)
+    latency: LatencyStats = field(default_factory=lambda: LatencyStats(()))
+    cases: list[CaseLine] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    leaderboard: list[LeaderboardRow] = field(default_factory=list)
+    """With several targets (a matrix run): one ranked row per target, as in the terminal."""
+    leaderboard_columns: Columns | None = None
+
+    @property
+    def structured(self) -> bool:
+        """Some group has the structured-grading sections (detection, criteria...)."""
+        return any(g.structured for g in self.groups)
+
+
+@dataclass(frozen=True, slots=True)
+class RunListing:
+    """One line of the viewer's list of runs."""
+
+    name: str
+    kind: str
+    status: str
+    created: str
+    targets: tuple[str, ...]
+    suites: tuple[str, ...]
+    cases: int
+    failed: int
+    mean_score: float | None
+    cost: float | None
+    duration_s: float | None

@@ -1,0 +1,13 @@
+"""General Knowledge: a single-turn task (system prompt + instruction → answer → judge)."""
+
+from eunomia.tasks.categories._registry import TaskCategory, register
+from eunomia.tasks.categories._single import needs_instruction, run_single_turn
+
+KIND = register(TaskCategory(
+    name="general_knowledge",
+    title="General Knowledge",
+    runner=run_single_turn,
+    prompt_file="general_knowledge.txt",
+    requires=needs_instruction,
+    categories=('Knowledge',),
+))
