@@ -92,7 +92,7 @@ OPENAI_API_KEY_ENV: Final = "OPENAI_API_KEY"
 ANTHROPIC_API_KEY_ENV: Final = "ANTHROPIC_API_KEY"
 """Environment variable with the key of the ``anthropic`` provider."""
 
-# --- built-in LLM feedback engine (eunomia.engine, --target llm:<spec>, serve) ---------
+# --- built-in LLM feedback engine (eunomia.llm_feedback, --target llm:<spec>, serve) ---------
 ENGINE_SERVER_HOST: Final = "127.0.0.1"
 """Address ``eunomia serve`` binds."""
 ENGINE_SERVER_PORT: Final = 5008
@@ -180,3 +180,21 @@ COMPARE_SEED: Final = 0
 JUDGE_REPEAT_TEMPERATURE: Final = 0.7
 """Judge temperature when ``--judge-repeats`` > 1 and the judge's own is 0: at temperature 0
 the K scorings would be identical and their agreement says nothing."""
+
+# --- limits of what a file or an option may say (eunomia.bounds) ------------------------------
+MAX_POINTS: Final = 10_000.0
+"""An exercise's points, and an instruction's credits (either sign), at most this much."""
+MAX_PRICE_PER_MILLION: Final = 100_000.0
+"""A model price (currency units per million tokens) at most this much."""
+MAX_TIMEOUT_S: Final = 86_400.0
+"""A request timeout at most a day."""
+MAX_CONCURRENCY: Final = 10_000
+"""Requests in flight at once, at most."""
+MAX_REPEATS: Final = 10_000
+"""Repeats of a case (candidate or judge), at most."""
+MAX_WORDS: Final = 1_000_000
+"""Word counts of checks and asked lengths, at most."""
+MAX_TOKENS_ASKED: Final = 2_000_000
+"""Tokens a model may be asked to generate (or hold in its context), at most."""
+MAX_RETRIES: Final = 100
+"""Retries of a failed call, at most."""

@@ -106,7 +106,9 @@ def from_validation_error(
     out: list[Diagnostic] = []
     for err in exc.errors(include_url=False):
         msg = err["msg"]
-        if err["type"] not in ("missing", "extra_forbidden"):
+        if err["type"] == "value_error":  # our own validators say what they got
+            msg = msg.removeprefix("Value error, ")
+        elif err["type"] not in ("missing", "extra_forbidden"):
             msg += f" (got {_short_input(err.get('input'))})"
         out.append(error(file, msg, join_key(prefix, err["loc"])))
     return out

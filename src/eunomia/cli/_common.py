@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from eunomia import defaults
 from eunomia.errors import Diagnostic, EunomiaError, Severity
 
 if TYPE_CHECKING:
@@ -32,12 +33,24 @@ def print_diagnostics(out: Console, diagnostics: list[Diagnostic]) -> None:
         out.print(f"[{colour}]{escape(str(d))}[/]", soft_wrap=True)
 
 
+LIMITS: dict[str, float] = {
+    "--concurrency": defaults.MAX_CONCURRENCY, "--timeout": defaults.MAX_TIMEOUT_S,
+    "--repeat": defaults.MAX_REPEATS, "--judge-repeats": defaults.MAX_REPEATS,
+    "--retries": defaults.MAX_RETRIES,
+}
+"""The largest value of each numeric option (others: 1e9)."""
+
+
 def check_positive(name: str, value: float | None, allow_zero: bool = False) -> None:
+    """An option's number: finite, positive (or zero) and at most its :data:`LIMITS`."""
+    most = LIMITS.get(name, 1e9)
     if value is None:
         return
     if math.isnan(value) or value < 0 or (value == 0 and not allow_zero):
         raise EunomiaError(f"{name} must be {'non-negative' if allow_zero else 'positive'}, "
                            f"got {value:g}")
+    if math.isinf(value) or value > most:
+        raise EunomiaError(f"{name} must be at most {most:g}, got {value:g}")
 
 
 def given(ctx: typer.Context, name: str) -> bool:

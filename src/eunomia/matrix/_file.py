@@ -33,6 +33,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from eunomia.bounds import Concurrency, Repeats, Timeout
 from eunomia.errors import Diagnostic, EunomiaError
 from eunomia.models import ModelsConfig, ModelSpec, SettingsOverride, load_config, resolve_spec
 from eunomia.yamlfile import YamlDocument, diag_at, read_named_yaml, validate_document
@@ -48,12 +49,12 @@ class _Options(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     run_name: str | None = Field(default=None, pattern=_RUN_NAME)
-    repeat: int | None = Field(default=None, ge=1)
+    repeat: Repeats | None = None
     cases: list[str] | None = None
     """Case globs, as ``--case``."""
     max_cases: int | None = Field(default=None, ge=1)
-    concurrency: int | None = Field(default=None, ge=1)
-    timeout: float | None = Field(default=None, gt=0)
+    concurrency: Concurrency | None = None
+    timeout: Timeout | None = None
     retries: int | None = Field(default=None, ge=0)
     _path: Path = PrivateAttr(default=Path("matrix.yml"))
 
@@ -110,8 +111,9 @@ class TaskMatrix(_Options):
     suites: list[str] = Field(default_factory=list)
     models: list[MatrixModel] = Field(default_factory=list)
     judge: str | None = Field(default=None, min_length=1)
-    judge_repeats: int | None = Field(default=None, ge=1)
-    weights: dict[Literal["easy", "medium", "hard"], Annotated[float, Field(ge=0)]] | None = None
+    judge_repeats: Repeats | None = None
+    weights: dict[Literal["easy", "medium", "hard"],
+                  Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False)]] | None = None
     rubric: str | None = Field(default=None, min_length=1)
 
     def suite_paths(self) -> list[Path]:

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from eunomia import defaults
+from eunomia.bounds import Url
 from eunomia.errors import Diagnostic, EunomiaError
 from eunomia.models._types import GenerationSettings
 from eunomia.pricing import ModelPrice, PriceTable
@@ -51,7 +52,7 @@ class EndpointConfig(BaseModel):
 
     type: ProviderKind | None = None
     """Provider type; defaults to the endpoint's name for ``local``, ``openai``, ``anthropic``."""
-    base_url: str | None = None
+    base_url: Url | None = None
     api_key_env: str | None = None
     """Environment variable holding the key (default ``OPENAI_API_KEY``/``ANTHROPIC_API_KEY``)."""
     api_key_header: str = "Authorization"
@@ -61,9 +62,9 @@ class EndpointConfig(BaseModel):
     stream_usage: bool = True
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
     extra_body: dict[str, Any] = Field(default_factory=dict)
-    context_tokens: int | None = Field(default=None, ge=256)
+    context_tokens: int | None = Field(default=None, ge=256, le=defaults.MAX_TOKENS_ASKED)
     """``local`` only: context window to load the model with."""
-    threads: int | None = Field(default=None, ge=1)
+    threads: int | None = Field(default=None, ge=1, le=1024)
     """``local`` only: CPU threads."""
 
 
@@ -73,7 +74,7 @@ class SettingsOverride(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
-    max_tokens: int | None = Field(default=None, ge=1)
+    max_tokens: int | None = Field(default=None, ge=1, le=defaults.MAX_TOKENS_ASKED)
     top_p: float | None = Field(default=None, gt=0.0, le=1.0)
     seed: int | None = None
     stop: tuple[str, ...] | None = None

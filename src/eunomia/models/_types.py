@@ -34,7 +34,7 @@ class GenerationSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     temperature: float = Field(default=defaults.MODEL_TEMPERATURE, ge=0.0, le=2.0)
-    max_tokens: int = Field(default=defaults.MODEL_MAX_TOKENS, ge=1)
+    max_tokens: int = Field(default=defaults.MODEL_MAX_TOKENS, ge=1, le=defaults.MAX_TOKENS_ASKED)
     top_p: float | None = Field(default=None, gt=0.0, le=1.0)
     seed: int | None = defaults.MODEL_SEED
     stop: tuple[str, ...] = ()

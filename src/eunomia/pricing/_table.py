@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat
+from pydantic import BaseModel, ConfigDict, Field
 
+from eunomia.bounds import Price
 from eunomia.errors import Diagnostic, EunomiaError
 from eunomia.yamlfile import YamlFileError, read_yaml, validate_document
 
@@ -24,9 +25,9 @@ class ModelPrice(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    input_cost_per_million: NonNegativeFloat
-    output_cost_per_million: NonNegativeFloat
-    cached_input_cost_per_million: NonNegativeFloat | None = None
+    input_cost_per_million: Price
+    output_cost_per_million: Price
+    cached_input_cost_per_million: Price | None = None
     """Defaults to the input price when not given."""
 
 

@@ -85,6 +85,11 @@ class _Build:
                     seen_instructions[ins.id] = (ci, ii)
                 for key in ins.model_extra or {}:
                     self.warn((*iloc, key), f"unknown key {key!r} in an instruction is ignored")
+                most = self.m.exercise.max_points + self.m.exercise.bonus_points
+                if abs(ins.credits) > most:  # more than the whole exercise is worth
+                    self.err((*iloc, "credits"),
+                             f"instruction {ins.id!r} gives {ins.credits:g} credits, more than "
+                             f"the exercise's max_points + bonus_points ({most:g})")
                 instructions.append(
                     Instruction(
                         id=next_instruction,

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from eunomia.bounds import Credits, OptionalUrl, Points
+
 
 def _as_text_id(value: Any) -> Any:
     # YAML turns ``id: 1`` into an int; textual ids are strings.
@@ -19,7 +21,7 @@ class ManifestInstruction(BaseModel):
     grading_scale: str = ""
     instruction_description: str = ""
     feedback: str = ""
-    credits: float
+    credits: Credits
 
     _v_id = field_validator("id", mode="before")(_as_text_id)
 
@@ -41,8 +43,8 @@ class ManifestExercise(BaseModel):
 
     title: str
     type: str = "modeling"
-    max_points: float
-    bonus_points: float = 0.0
+    max_points: Points
+    bonus_points: Points = 0.0
     grading_instructions: str = ""
     problem_statement: str = ""
     example_solution: str | None = None
@@ -58,7 +60,7 @@ class ManifestExercise(BaseModel):
 class Manifest(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    server_url: str = ""
+    server_url: OptionalUrl = ""
     exercise: ManifestExercise
     criteria: list[ManifestCriterion]
     default_expected: list[str]

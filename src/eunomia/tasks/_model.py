@@ -16,6 +16,9 @@ from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from eunomia import defaults
+from eunomia.bounds import Words
+
 Difficulty = Literal["easy", "medium", "hard"]
 
 
@@ -32,8 +35,8 @@ class CheckSpec(BaseModel):
     contains: str | list[str] | None = None
     not_contains: str | list[str] | None = None
     regex: str | None = None
-    max_words: int | None = Field(default=None, ge=0)
-    min_words: int | None = Field(default=None, ge=0)
+    max_words: Words | None = None
+    min_words: Words | None = None
     json_valid: bool | None = Field(default=None, alias="json")
 
     @model_validator(mode="after")
@@ -91,7 +94,7 @@ class TaskCase(BaseModel):
     potential_challenges: str | list[str] | None = None
     challenges: str | list[str] | None = None
     difficulty_level: Difficulty | None = None
-    expected_output_length: int | None = Field(default=None, gt=0)
+    expected_output_length: int | None = Field(default=None, gt=0, le=defaults.MAX_WORDS)
     conversation: list[Turn] | None = None
     checks: list[CheckSpec] | None = None
     human_score: float | None = Field(default=None, ge=0, le=5)

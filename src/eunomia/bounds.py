@@ -1,0 +1,62 @@
+"""The ranges numbers and URLs may take where they enter Eunomia (files and options).
+
+Every number a file gives is finite and in its range (``1e999`` loads as infinity, which
+no request can carry), and every URL is an http(s) URL with a host: checked by pydantic at
+the file boundary, so the error names the file, the key path and the line.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated
+from urllib.parse import urlsplit
+
+from pydantic import AfterValidator, Field
+
+from eunomia import defaults
+
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+"""Any finite number."""
+Points = Annotated[float, Field(allow_inf_nan=False, ge=0, le=defaults.MAX_POINTS)]
+"""An exercise's maximum or bonus points."""
+Credits = Annotated[float, Field(allow_inf_nan=False, ge=-defaults.MAX_POINTS,
+                                 le=defaults.MAX_POINTS)]
+"""What one grading instruction gives (negative: a deduction)."""
+Price = Annotated[float, Field(allow_inf_nan=False, ge=0, le=defaults.MAX_PRICE_PER_MILLION)]
+"""Currency units per million tokens."""
+Timeout = Annotated[float, Field(allow_inf_nan=False, gt=0, le=defaults.MAX_TIMEOUT_S)]
+"""Seconds a request may take."""
+Concurrency = Annotated[int, Field(ge=1, le=defaults.MAX_CONCURRENCY)]
+Repeats = Annotated[int, Field(ge=1, le=defaults.MAX_REPEATS)]
+Words = Annotated[int, Field(ge=0, le=defaults.MAX_WORDS)]
+
+
+def check_url(value: str) -> str:
+    """``value`` when it is an http(s) URL with a host; ValueError saying what is wrong."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"invalid URL {value!r}: only absolute http:// or https:// URLs")
+    try:
+        parts.port  # noqa: B018 (raises for a port out of range or not a number)
+    except ValueError:
+        raise ValueError(f"the port of {value!r} is not a number from 0 to 65535") from None
+    return value
+
+
+def check_url_or_empty(value: str) -> str:
+    return value if value == "" else check_url(value)
+
+
+Url = Annotated[str, AfterValidator(check_url)]
+"""An http(s) URL with a host."""
+OptionalUrl = Annotated[str, AfterValidator(check_url_or_empty)]
+"""An http(s) URL, or empty (not given)."""
+
+
+def finite_in(name: str, value: float, low: float, high: float) -> str | None:
+    """Why an option's ``value`` is out of ``[low, high]`` (or not finite); None if fine."""
+    if math.isnan(value) or math.isinf(value):
+        return f"{name} must be a finite number, got {value}"
+    if not low <= value <= high:
+        return f"{name} must be between {low:g} and {high:g}, got {value:g}"
+    return None
