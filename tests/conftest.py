@@ -20,6 +20,8 @@ except ModuleNotFoundError:  # pragma: no cover - depends on how pytest was star
 
 from tests.support.scripted_server import ScriptedServer  # noqa: E402
 
+pytest_plugins = ["tests.support.browser"]  # the headless-Chromium fixtures: browser, page
+
 
 @pytest_asyncio.fixture
 async def scripted_server() -> AsyncIterator[ScriptedServer]:

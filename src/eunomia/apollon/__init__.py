@@ -2,6 +2,7 @@
 
 from eunomia.apollon._model import ApollonDiagram, Element, Endpoint, Relationship, parse_diagram
 from eunomia.apollon._render import render_diagram
+from eunomia.apollon._svg import render_svg
 
 __all__ = [
     "ApollonDiagram",
@@ -10,4 +11,5 @@ __all__ = [
     "Relationship",
     "parse_diagram",
     "render_diagram",
+    "render_svg",
 ]
