@@ -5,7 +5,6 @@ PyYAML's), the summary built incrementally."""
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from pathlib import Path
@@ -16,7 +15,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from tests.tasks.conftest import EXAMPLE_SUITE, V1, V2, write
-from yaml.emitter import Emitter
 
 from eunomia import defaults
 from eunomia.api import RunOptions, TaskSelection, run_tasks
@@ -25,7 +23,6 @@ from eunomia.exports import JsonList as _JsonList
 from eunomia.exports import Output as _Output
 from eunomia.exports import case_yaml, slow_case_yaml
 from eunomia.exports import write_json_streaming as _write_json_streaming
-from eunomia.exports._yaml_legacy import analyze_scalar
 from eunomia.kinds.tasks import selected_entries, stored_summary, suite_yaml, task_records
 from eunomia.models import ChatRequest, ChatResult, Usage, resolve_spec
 from eunomia.run import export_run as export_task_run
@@ -147,16 +144,6 @@ _VALUES = _NESTED | st.lists(_NESTED, max_size=3) | st.dictionaries(_KEYS, _NEST
 @given(st.dictionaries(_KEYS, _VALUES, max_size=7))
 def test_the_case_emitter_writes_what_pyyaml_writes(case: dict[str, Any]) -> None:
     assert case_yaml(case) == slow_case_yaml(case)
-
-
-@settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.text(alphabet=st.sampled_from(list(
-    "ab :#-?,[]{}&*!|>'\"%@`.\n\t\r\0\x85\u2028\u2029\ufeff\x07é\U0001F600\U0010FFFF")),
-    max_size=12) | _TEXT)
-def test_scalar_analysis_is_pyyaml_s(text: str) -> None:
-    ours, theirs = analyze_scalar(text), Emitter(io.StringIO(), allow_unicode=True)\
-        .analyze_scalar(text)
-    assert vars(ours) == vars(theirs)
 
 
 def test_tricky_cases_are_written_as_pyyaml_writes_them() -> None:

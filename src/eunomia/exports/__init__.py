@@ -12,7 +12,7 @@ from eunomia.exports._outputs import (
     write_csv_dicts,
     write_json_streaming,
 )
-from eunomia.exports._yaml_legacy import SuiteYaml, case_yaml, dump_yaml, slow_case_yaml
+from eunomia.exports._yaml import SuiteYaml, case_yaml, dump_yaml, slow_case_yaml
 
 __all__ = [
     "LIST_HERE",
