@@ -12,14 +12,13 @@ from eunomia.errors import (
     EunomiaError,
     Severity,
     error,
-    from_yaml_error,
     has_errors,
     join_key,
     key_path,
     redact,
     warning,
 )
-from eunomia.yamlfile import YamlFileError, parse_yaml
+from eunomia.yamlfile import YamlFileError, from_yaml_error, parse_yaml
 
 # --- key paths ----------------------------------------------------------------------------
 

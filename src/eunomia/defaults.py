@@ -181,6 +181,14 @@ JUDGE_REPEAT_TEMPERATURE: Final = 0.7
 """Judge temperature when ``--judge-repeats`` > 1 and the judge's own is 0: at temperature 0
 the K scorings would be identical and their agreement says nothing."""
 
+TARGET_SPECS: Final = "athena, athena:<url>, example or llm:<model spec>"
+"""The systems under test ``--target`` names (help and error messages)."""
+
+CACHE_FRESH_KEYS_MAX: Final = 1_000_000
+"""Cache keys a run remembers having written to a cache that was empty when it began."""
+CHECK_PATTERNS_CACHED: Final = 8192
+"""Compiled ``regex`` check patterns kept (a suite is read in several passes)."""
+
 # --- limits of what a file or an option may say (eunomia.bounds) ------------------------------
 MAX_POINTS: Final = 10_000.0
 """An exercise's points, and an instruction's credits (either sign), at most this much."""

@@ -14,17 +14,68 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from eunomia.errors import (
-    Diagnostic,
-    EunomiaError,
-    Severity,
-    error,
-    from_validation_error,
-    from_yaml_error,
-    key_path,
-)
+from eunomia.errors import Diagnostic, EunomiaError, Severity, error, join_key, key_path
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def _short_input(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def from_validation_error(
+    file: Path | None, exc: ValidationError, prefix: str = ""
+) -> list[Diagnostic]:
+    """Turn every pydantic error into a diagnostic naming the key path."""
+    out: list[Diagnostic] = []
+    for err in exc.errors(include_url=False):
+        msg = err["msg"]
+        if err["type"] == "value_error":  # our own validators say what they got
+            msg = msg.removeprefix("Value error, ")
+        elif err["type"] not in ("missing", "extra_forbidden"):
+            msg += f" (got {_short_input(err.get('input'))})"
+        out.append(error(file, msg, join_key(prefix, err["loc"])))
+    return out
+
+
+def _tab_at(exc: yaml.MarkedYAMLError, text: str | None) -> bool:
+    """Whether the error is at a tab. The C loader does not name the character, so the
+    offending line of the source text is inspected when it is given."""
+    if "\\t" in str(exc) or "\t" in str(exc):
+        return True
+    mark = exc.problem_mark
+    if mark is None or text is None:
+        return False
+    lines = text.splitlines()
+    if not 0 <= mark.line < len(lines):
+        return False
+    return "\t" in lines[mark.line][: mark.column + 1]
+
+
+def from_yaml_error(file: Path, exc: yaml.YAMLError, text: str | None = None) -> Diagnostic:
+    """A malformed YAML file: the file, the line and the cause, in one line."""
+    line: int | None = None
+    column: int | None = None
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        if mark is not None:
+            line, column = mark.line + 1, mark.column + 1
+        parts = [p for p in (exc.context, exc.problem) if p]
+        cause = "; ".join(parts) or "malformed YAML"
+        if _tab_at(exc, text):
+            cause += " (YAML does not allow tab characters for indentation)"
+    else:
+        cause = str(exc).splitlines()[0] if str(exc) else "malformed YAML"
+        # yaml.reader.ReaderError (a forbidden character) has no mark; its position counts
+        # bytes in libyaml and characters in PyYAML, so the character itself is looked up.
+        character = getattr(exc, "character", None)
+        position = text.find(chr(character)) if isinstance(character, int) and text else -1
+        if text is not None and position >= 0:
+            line = text.count("\n", 0, position) + 1
+            column = position - (text.rfind("\n", 0, position) + 1) + 1
+    return Diagnostic(Severity.ERROR, file, f"invalid YAML: {cause}", "", line, column)
+
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -19,6 +19,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: rich's help formatting doubles the start-up time
     help="Eunomia: how good, consistent, fast and expensive is your LLM-powered system?",
 )
 app.command()(_run.run)

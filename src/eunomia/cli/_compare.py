@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from eunomia import defaults
 from eunomia.cli._common import console
 from eunomia.errors import EunomiaError
+
+if TYPE_CHECKING:
+    from eunomia.store import RunStore
 from eunomia.files import write_text_atomic
-from eunomia.store import RunStore
 
 
 def _store_at(path: Path) -> RunStore:
+    from eunomia.store import RunStore
+
     if not path.is_file():
         raise EunomiaError(f"no run store at {path}; give --results or --store")
     return RunStore(path)

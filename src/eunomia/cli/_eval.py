@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.markup import escape
 
 from eunomia import defaults
@@ -97,13 +95,17 @@ def eval_command(
         "--no-cache", help="Ask the models again even for answers already cached.")] = False,
     executor: Annotated[str | None, typer.Option(
         help="Where the model calls are made: local (this process) or ray (a Ray cluster; "
-             "pip install 'eunomia\\[ray]'). --resume keeps the run's own.",
+             "pip install 'eunomia[ray]'). --resume keeps the run's own.",
         show_default="local")] = None,
     ray_address: Annotated[str | None, typer.Option(
         help="Address of the Ray cluster for --executor ray (default: start a local one, "
              "or RAY_ADDRESS).")] = None,
 ) -> None:
     """Evaluate candidate models on YAML task suites, scored 0-5 by a judge model."""
+    import asyncio
+
+    from pydantic import ValidationError
+
     from eunomia.api import run_tasks
     from eunomia.cli._prompts import default_run_name
     from eunomia.judge import Rubric

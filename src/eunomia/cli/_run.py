@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,7 +10,6 @@ import typer
 from rich.markup import escape
 
 from eunomia import defaults
-from eunomia.api import run_scenarios
 from eunomia.cli._common import (
     RunOptionValues,
     check_positive,
@@ -20,13 +18,6 @@ from eunomia.cli._common import (
     run_options_from_matrix,
 )
 from eunomia.errors import EunomiaError, has_errors
-from eunomia.executors import TargetRecipe, make_executor
-from eunomia.kinds import Selection
-from eunomia.kinds.scenarios import load_scenarios, selected_cases, selected_invalid
-from eunomia.scenarios import discover
-from eunomia.scheduler import RetryPolicy, RunOptions
-from eunomia.store import RunStore
-from eunomia.targets import TargetConfig, build_target, target_kinds
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -55,7 +46,17 @@ def execute_run(
     executor: str | None = None,
     ray_address: str | None = None,
 ) -> None:
+    import asyncio
+
+    from eunomia.api import run_scenarios
     from eunomia.cli._prompts import ask_case_patterns, ask_run_name, default_run_name
+    from eunomia.executors import TargetRecipe, make_executor
+    from eunomia.kinds import Selection
+    from eunomia.kinds.scenarios import load_scenarios, selected_cases, selected_invalid
+    from eunomia.scenarios import discover
+    from eunomia.scheduler import RetryPolicy, RunOptions
+    from eunomia.store import RunStore
+    from eunomia.targets import TargetConfig, build_target
 
     out = console()
     check_positive("--concurrency", concurrency)
@@ -167,7 +168,7 @@ def run(
         help="Scenario folders, or folders of scenarios (with llm_cost.yml beside them).",
         show_default=False)] = None,
     target: Annotated[list[str] | None, typer.Option(
-        "--target", help=f"System under test: {target_kinds()}. Repeat it to compare "
+        "--target", help=f"System under test: {defaults.TARGET_SPECS}. Repeat it to compare "
                          "several targets in one run.", show_default="athena")] = None,
     matrix: Annotated[Path | None, typer.Option(
         help="Matrix file (YAML): scenarios, targets and run options. Scenarios and "
@@ -210,7 +211,7 @@ def run(
              "ones of llm:<model> targets.")] = None,
     executor: Annotated[str | None, typer.Option(
         help="Where the target calls are made: local (this process) or ray (a Ray "
-             "cluster; pip install 'eunomia\\[ray]'). --resume keeps the run's own.",
+             "cluster; pip install 'eunomia[ray]'). --resume keeps the run's own.",
         show_default="local")] = None,
     ray_address: Annotated[str | None, typer.Option(
         help="Address of the Ray cluster for --executor ray (default: start a local one, "

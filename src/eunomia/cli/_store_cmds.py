@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -12,10 +12,14 @@ from rich.table import Table
 from eunomia import defaults
 from eunomia.cli._common import console
 from eunomia.errors import EunomiaError
-from eunomia.store import RunStore
+
+if TYPE_CHECKING:
+    from eunomia.store import RunStore
 
 
 def _open(results: Path, store: Path | None) -> RunStore:
+    from eunomia.store import RunStore
+
     path = store or results / defaults.STORE_FILE
     if not path.is_file():
         raise EunomiaError(f"no run store at {path}; give --results or --store")

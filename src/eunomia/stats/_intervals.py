@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -122,8 +123,22 @@ def bootstrap_mean_ci(
         estimate = float(np.dot(data, w) / total)
     if n == 1 or float(np.ptp(data)) == 0.0:
         return Interval(estimate, estimate, estimate, n, confidence)
-    rng = np.random.default_rng(seed)
-    bounds = percentile_bounds(bootstrap_means(data, w, resamples, rng), confidence)
+    key = hashlib.blake2b(data.tobytes() + b"|" + (b"" if w is None else w.tobytes())
+                          + f"|{confidence}|{resamples}|{seed}".encode()).digest()
+    bounds = _BOUNDS.get(key)
+    if bounds is None:
+        rng = np.random.default_rng(seed)
+        bounds = percentile_bounds(bootstrap_means(data, w, resamples, rng), confidence)
+        if len(_BOUNDS) >= _BOUNDS_KEPT:
+            _BOUNDS.pop(next(iter(_BOUNDS)))
+        _BOUNDS[key] = bounds
     if bounds is None:
         return Interval(estimate, estimate, estimate, n, confidence)
     return Interval(estimate, bounds[0], bounds[1], n, confidence)
+
+
+_BOUNDS: dict[bytes, tuple[float, float] | None] = {}
+"""Intervals computed lately, by a digest of their inputs: a summary's groups are often the
+same cases (one kind, one category, one suite), and a bootstrap of thousands of cases costs
+tens of milliseconds. The result depends only on the inputs, so it is the same either way."""
+_BOUNDS_KEPT = 64

@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from eunomia import defaults
 from eunomia.store._store import RunStore, blob_hash
 
 
@@ -36,6 +38,9 @@ class ResponseCache:
     def __init__(self, store: RunStore, *, read: bool = True) -> None:
         self.store = store
         self.read = read
+        self._fresh: set[str] | None = set() if read and store.cache_is_empty() else None
+        """On a store whose cache was empty, the keys put since: every other key is a miss
+        without a query (a first run asks nothing of SQLite per call)."""
 
     @staticmethod
     def key(identity: str, request: bytes, repeat: int) -> tuple[str, str]:
@@ -50,10 +55,18 @@ class ResponseCache:
         return {k: Hit(*v) for k, v in self.store.cached_answers(keys).items()}
 
     def get(self, key: str) -> Hit | None:
-        if not self.read:
+        if not self.read or (self._fresh is not None and key not in self._fresh):
             return None
         found = self.store.cache_get(key)
         return None if found is None else Hit(found[0], found[1])
+
+    def put(self, key: str, value: Any, latency_s: float | None) -> None:
+        """Remember ``value`` (JSON) as the answer of ``key``."""
+        self.store.cache_put_json(key, value, latency_s)
+        if self._fresh is not None and len(self._fresh) < defaults.CACHE_FRESH_KEYS_MAX:
+            self._fresh.add(key)
+        else:
+            self._fresh = None  # too many to track: ask SQLite again
 
     def answer(self, hit: Hit) -> bytes:
         """The cached answer's bytes."""

@@ -493,6 +493,12 @@ class RunStore:
                 out[key] = (entry[0], entry[1], pending.blobs.get(entry[0]))
         return out
 
+    def cache_is_empty(self) -> bool:
+        """Whether the response cache holds no entry at all (a first run on this store)."""
+        if self._pending.cache:
+            return False
+        return self._read("SELECT 1 FROM cache LIMIT 1").fetchone() is None
+
     def cache_put(self, key: str, response: str, latency_s: float | None) -> None:
         if self._deferred():
             self._pending.cache[key] = (response, latency_s, _now())

@@ -17,55 +17,27 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import tempfile
+import weakref
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+import orjson
 import yaml
 from pydantic import ValidationError
-from yaml._yaml import CParser
-from yaml.composer import Composer
-from yaml.constructor import SafeConstructor
-from yaml.events import (
-    DocumentEndEvent,
-    DocumentStartEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-    StreamStartEvent,
-)
-from yaml.resolver import Resolver
 
 from eunomia import defaults
 from eunomia.errors import Diagnostic, EunomiaError, Severity, error, key_path
 from eunomia.judge import Rubric
 from eunomia.tasks._model import LoadedCase, SuiteFile, TaskCase, TaskSuite
+from eunomia.tasks._snapshot import loaded_case
+from eunomia.tasks._stream import Fallback, ItemDoc, Loc, Stream
 from eunomia.tasks.categories import TaskCategory, categories, category_for, category_for_file
-from eunomia.yamlfile import YamlDocument, YamlFileError, _walk, read_yaml
+from eunomia.yamlfile import YamlDocument, YamlFileError, read_yaml
 
-Loc = tuple[int | str, ...]
-Lines = dict[Loc, int]
-
-
-class _Doc:
-    """What a diagnostic needs of a document: its path and the line of a key path (looked
-    up in lines computed only when a diagnostic asks for them)."""
-
-    def __init__(self, path: Path, lines: Callable[[], Lines]) -> None:
-        self.path = path
-        self._make = lines
-        self._lines: Lines | None = None
-
-    def line_of(self, loc: Sequence[int | str]) -> int | None:
-        if self._lines is None:
-            self._lines = self._make()
-        return YamlDocument(self.path, None, self._lines).line_of(loc)
-
-
-Doc = YamlDocument | _Doc
+Doc = YamlDocument | ItemDoc
 
 
 def _diag(doc: Doc, loc: Loc, message: str,
@@ -201,174 +173,25 @@ def _changed(path: Path) -> EunomiaError:
     return EunomiaError(f"{path} changed since it was loaded; run again to load it anew")
 
 
-# --- streaming ------------------------------------------------------------------------------
-class _Fallback(Exception):
-    """The file's layout is not one the streaming reader handles: read it whole."""
-
-
-class _StreamLoader(CParser, Composer, SafeConstructor, Resolver):
-    """libyaml's parser (C) with PyYAML's composer, so nodes are built one case at a time;
-    the safe constructor and resolver of ``yaml.CSafeLoader``."""
-
-    def __init__(self, stream: Any) -> None:
-        CParser.__init__(self, stream)
-        SafeConstructor.__init__(self)
-        Resolver.__init__(self)
-        self.anchors: dict[str, yaml.Node] = {}
-
-
-def _top_lines(key: yaml.Node, value: yaml.Node, out: Lines) -> None:
-    """The lines of one top-level entry, as :func:`eunomia.yamlfile._walk` records them."""
-    name: int | str = key.value if isinstance(key, yaml.ScalarNode) else "?"
-    out[(name,)] = key.start_mark.line + 1
-    _walk(value, (name,), out)
-    out[(name,)] = key.start_mark.line + 1
-
-
-@dataclass(slots=True)
-class _Layout:
-    """What the loading pass learnt of a file, for the later passes."""
-
-    streamed: bool
-    prefix: Loc = ()
-    entry: int = 0
-    """Position of ``test_cases`` among the top-level keys (mapping shape)."""
-    size: int = -1
-    mtime_ns: int = -1
-
-
-class _Stream:
-    """One streaming pass over a suite file: the top level, then the case items."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.file = path.open(encoding="utf-8")
-        self.loader = _StreamLoader(self.file)
-        self.top: dict[Any, Any] = {}
-        self.lines: Lines = {}
-        self.shape = "list"
-        self.entry = 0
-
-    def close(self) -> None:
-        self.loader.dispose()
-        self.file.close()
-
-    def __enter__(self) -> _Stream:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _node(self) -> yaml.Node:
-        node = self.loader.compose_node(None, None)  # type: ignore[arg-type]
-        if node is None:
-            raise _Fallback
-        return node
-
-    def _data(self, node: yaml.Node) -> Any:
-        return self.loader.construct_document(node)
-
-    def start(self) -> bool:
-        """Read up to the first case item; False when the file holds no document."""
-        ld = self.loader
-        if not ld.check_event(StreamStartEvent):
-            raise _Fallback
-        ld.get_event()
-        if ld.check_event(StreamEndEvent):
-            return False
-        ld.get_event()  # the document start
-        start = ld.peek_event()
-        if start is None or start.start_mark is None:
-            raise _Fallback
-        if isinstance(start, (SequenceStartEvent, MappingStartEvent)) and (
-                start.anchor is not None or start.tag not in (None, "!")):
-            raise _Fallback
-        self.lines[()] = start.start_mark.line + 1
-        if isinstance(start, SequenceStartEvent):
-            ld.get_event()
-            self.shape = "list"
-            return True
-        if not isinstance(start, MappingStartEvent):
-            raise _Fallback  # a scalar or an alias: not a suite, said by the whole reading
-        ld.get_event()
-        self.shape = "mapping"
-        while not ld.check_event(MappingEndEvent):
-            key = self._node()
-            name = self._data(key) if isinstance(key, yaml.ScalarNode) else None
-            if name == "test_cases":
-                event = ld.peek_event()
-                if not isinstance(event, SequenceStartEvent) or event.anchor is not None \
-                        or event.tag not in (None, "!"):
-                    raise _Fallback
-                ld.get_event()
-                self.lines[("test_cases",)] = key.start_mark.line + 1
-                return True
-            if name is None or name == "<<" or name in self.top:
-                raise _Fallback
-            value = self._node()
-            self.top[name] = self._data(value)
-            _top_lines(key, value, self.lines)
-            self.entry += 1
-        raise _Fallback  # no test_cases: not a suite, said by the whole reading
-
-    def items(self) -> Iterator[tuple[int, yaml.Node]]:
-        """The case items (nodes), in order; afterwards the rest of the top level is read."""
-        ld = self.loader
-        index = 0
-        while not ld.check_event(SequenceEndEvent):
-            yield index, self._node()
-            index += 1
-        ld.get_event()
-
-    def finish(self) -> None:
-        """The keys after ``test_cases``; the end of the one document."""
-        ld = self.loader
-        if self.shape == "mapping":
-            while not ld.check_event(MappingEndEvent):
-                key = self._node()
-                name = self._data(key) if isinstance(key, yaml.ScalarNode) else None
-                if name is None or name in ("<<", "test_cases", "metadata") or name in self.top:
-                    raise _Fallback
-                value = self._node()
-                self.top[name] = self._data(value)
-                _top_lines(key, value, self.lines)
-            ld.get_event()
-        if not ld.check_event(DocumentEndEvent):
-            raise _Fallback
-        ld.get_event()
-        if not ld.check_event(StreamEndEvent):
-            raise _Fallback  # a second document: an error, said by the whole reading
-        if isinstance(ld.peek_event(), DocumentStartEvent):
-            raise _Fallback
-
-    def item_doc(self, loc: Loc, node: yaml.Node) -> _Doc:
-        def lines() -> Lines:
-            out = dict(self.lines)
-            _walk(node, loc, out)
-            return out
-
-        return _Doc(self.path, lines)
-
-
 def _stat(path: Path) -> tuple[int, int]:
     st = os.stat(path)
     return st.st_size, st.st_mtime_ns
 
 
 def _load_streamed(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagnostic]]:
-    """The streaming loading pass; raises :class:`_Fallback` (or a YAML error) when the
+    """The streaming loading pass; raises :class:`Fallback` (or a YAML error) when the
     file is to be read whole."""
     size, mtime = _stat(path)
     problems: list[Diagnostic] = []
-    with _Stream(path) as stream:
+    with Stream(path) as stream:
         if not stream.start():
-            raise _Fallback  # empty: said by the whole reading
-        top_doc = _Doc(path, lambda: stream.lines)
+            raise Fallback  # empty: said by the whole reading
+        top_doc = ItemDoc(path, lambda: stream.lines)
         if stream.shape == "mapping":
             try:
                 SuiteFile.model_validate({**stream.top, "test_cases": []})
             except ValidationError:
-                raise _Fallback from None
+                raise Fallback from None
         # without metadata so far, none may come after the cases: finish() checks it
         meta = stream.top.get("metadata") if isinstance(stream.top.get("metadata"), dict) \
             else {}
@@ -379,27 +202,30 @@ def _load_streamed(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagno
         file_kind = category_for(str(meta.get("category") or "")) or category_for_file(path)
         prefix: Loc = ("test_cases",) if stream.shape == "mapping" else ()
         checker = _Checker(prefix, file_kind, problems)
+        spool = Spool()
         for index, node in stream.items():
             loc: Loc = (*prefix, index)
-            checker.check(stream.item_doc(loc, node), index, stream._data(node),
-                          node.start_mark.line + 1)
+            case = checker.check(stream.item_doc(loc, node), index, stream._data(node),
+                                 node.start_mark.line + 1)
+            if case is not None:
+                spool.add(case)
+        spool.close()
         stream.finish()
         shape = stream.shape
         top_level = stream.top
-        entry = stream.entry
-    layout = _Layout(True, prefix, entry, size, mtime)
+    layout = _Layout(prefix, size, mtime)
     return _suite(path, name, shape, top_level, (rubric_text, rubric_path), layout, file_kind,
-                  checker, problems), problems
+                  checker, problems, spool), problems
 
 
 def _suite(path: Path, name: str, shape: str, top_level: dict[str, Any],
            rubric: tuple[str | None, str | None], layout: _Layout,
            file_kind: TaskCategory | None, checker: _Checker,
-           problems: list[Diagnostic]) -> TaskSuite:
+           problems: list[Diagnostic], spool: Spool | None = None) -> TaskSuite:
     """The loaded suite of either loading pass (``checker`` has seen every case)."""
     if checker.count == 0 and not checker.invalid:
         problems.append(error(path, "the suite has no test cases"))
-    source = _Pass(path.absolute(), layout, file_kind, frozenset(checker.skipped))
+    source = _Pass(path.absolute(), layout, file_kind, frozenset(checker.skipped), spool)
     return TaskSuite(
         name=name, path=str(path), shape=shape,  # type: ignore[arg-type]
         top_level_json=json.dumps(top_level, ensure_ascii=False, default=str),
@@ -449,19 +275,64 @@ def _load_whole(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagnosti
     for index, item in enumerate(items):
         checker.check(doc, index, item, doc.line_of((*prefix, index)))
     return _suite(path, name, shape, top_level, (rubric_text, rubric_path),
-                  _Layout(False, prefix, 0, size, mtime), file_kind, checker,
+                  _Layout(prefix, size, mtime), file_kind, checker,
                   problems), problems
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """What the loading pass learnt of a file, for the later passes."""
+
+    prefix: Loc
+    """Where the cases are: ``()`` (a list) or ``("test_cases",)`` (a mapping)."""
+    size: int
+    mtime_ns: int
+    """The file as loaded: a later pass refuses a changed file."""
+
+
+class Spool:
+    """The usable cases of a streamed loading pass, one JSON line each in a temporary file
+    (deleted with this object): the later passes read them back instead of parsing the
+    YAML again, in bounded memory."""
+
+    def __init__(self) -> None:
+        fd, name = tempfile.mkstemp(prefix="eunomia-suite-", suffix=".jsonl")
+        self.path = Path(name)
+        self._out: IO[bytes] | None = os.fdopen(fd, "wb")
+        self._cleanup = weakref.finalize(self, _remove, self.path)
+
+    def add(self, case: LoadedCase) -> None:
+        assert self._out is not None
+        self._out.write(orjson.dumps([case.name, case.kind, case.index, case.line,
+                                      case.raw_json]) + b"\n")
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+
+    def __iter__(self) -> Iterator[LoadedCase]:
+        with self.path.open("rb") as lines:
+            for line in lines:
+                name, kind, index, at, raw = orjson.loads(line)
+                yield loaded_case((name, kind, index, at, raw))
+
+
+def _remove(path: Path) -> None:
+    path.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True, slots=True)
 class _Pass:
     """A new pass over a loaded suite's usable cases, from its file (a :data:`CaseSource`;
-    the path made absolute at loading, so a change of working folder does not matter)."""
+    the path made absolute at loading, so a change of working folder does not matter), or
+    from the spool the loading pass wrote (the file is still checked for a change)."""
 
     path: Path
     layout: _Layout
     file_kind: TaskCategory | None
     skipped: frozenset[int]
+    spool: Spool | None = None
 
     def __call__(self) -> Iterator[LoadedCase]:
         try:
@@ -469,32 +340,21 @@ class _Pass:
                 raise _changed(self.path)
         except OSError:
             raise _changed(self.path) from None
-        checker = _Checker(self.layout.prefix, self.file_kind)
-        if not self.layout.streamed:
-            try:
-                doc = read_yaml(self.path)
-            except YamlFileError:
-                raise _changed(self.path) from None
-            data = doc.data
-            items = data if isinstance(data, list) else \
-                (data.get("test_cases") or []) if isinstance(data, dict) else []
-            for index, item in enumerate(items):
-                if index not in self.skipped:
-                    yield checker.again(self.path, index, item,
-                                        doc.line_of((*self.layout.prefix, index)))
+        if self.spool is not None:
+            yield from self.spool
             return
+        checker = _Checker(self.layout.prefix, self.file_kind)
         try:
-            with _Stream(self.path) as stream:
-                if not stream.start() or (stream.shape == "mapping"
-                                          and stream.entry != self.layout.entry):
-                    raise _changed(self.path)
-                for index, node in stream.items():
-                    if index in self.skipped:
-                        continue
-                    yield checker.again(self.path, index, stream._data(node),
-                                        node.start_mark.line + 1)
-        except (yaml.YAMLError, _Fallback, UnicodeDecodeError, OSError):
+            doc = read_yaml(self.path)
+        except YamlFileError:
             raise _changed(self.path) from None
+        data = doc.data
+        items = data if isinstance(data, list) else \
+            (data.get("test_cases") or []) if isinstance(data, dict) else []
+        for index, item in enumerate(items):
+            if index not in self.skipped:
+                yield checker.again(self.path, index, item,
+                                    doc.line_of((*self.layout.prefix, index)))
 
 
 def load_suite(path: Path, name: str | None = None) -> tuple[TaskSuite | None, list[Diagnostic]]:
@@ -502,7 +362,7 @@ def load_suite(path: Path, name: str | None = None) -> tuple[TaskSuite | None, l
     name = name_of(path) if name is None else name
     try:
         return _load_streamed(path, name)
-    except (_Fallback, yaml.YAMLError, UnicodeDecodeError, OSError, ValueError):
+    except (Fallback, yaml.YAMLError, UnicodeDecodeError, OSError, ValueError):
         return _load_whole(path, name)
 
 

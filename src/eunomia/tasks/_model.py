@@ -8,7 +8,9 @@ written back in the input's key order with the new fields appended.
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -20,6 +22,14 @@ from eunomia import defaults
 from eunomia.bounds import Words
 
 Difficulty = Literal["easy", "medium", "hard"]
+
+
+@functools.lru_cache(maxsize=defaults.CHECK_PATTERNS_CACHED)
+def check_pattern(regex: str) -> re.Pattern[str]:
+    """A ``regex`` check's pattern as it is matched (ignoring case, ``^``/``$`` per line),
+    compiled once for the loading pass, the run and the export (a suite's cases are read in
+    several passes; the ``re`` module's own cache holds 512 patterns)."""
+    return re.compile(regex, re.IGNORECASE | re.MULTILINE)
 
 
 class CheckSpec(BaseModel):
@@ -41,17 +51,18 @@ class CheckSpec(BaseModel):
 
     @model_validator(mode="after")
     def _one(self) -> CheckSpec:
-        given = [k for k, v in self.model_dump(by_alias=True).items() if v is not None]
+        values = (("contains", self.contains), ("not_contains", self.not_contains),
+                  ("regex", self.regex), ("max_words", self.max_words),
+                  ("min_words", self.min_words), ("json", self.json_valid))
+        given = [k for k, v in values if v is not None]
         if len(given) != 1:
             raise ValueError(
                 "a check needs exactly one of contains, not_contains, regex, max_words, "
                 f"min_words, json (got {', '.join(given) or 'none'})"
             )
         if self.regex is not None:
-            import re
-
             try:
-                re.compile(self.regex)
+                check_pattern(self.regex)
             except re.error as exc:
                 raise ValueError(f"invalid regex {self.regex!r}: {exc}") from None
         return self

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from eunomia.models import JSONExtractionError, extract_json
-from eunomia.tasks._model import CheckSpec
+from eunomia.tasks._model import CheckSpec, check_pattern
 from eunomia.tasks._result import CheckResult
 
 _WORD = re.compile(r"\b[\w'’-]+\b", re.UNICODE)
@@ -39,7 +39,7 @@ def run_check(spec: CheckSpec, answer: str) -> CheckResult:
         return CheckResult(name=f"not_contains {_items(spec.not_contains)!r}",
                            passed=not found, detail=detail)
     if spec.regex is not None:
-        ok = re.search(spec.regex, answer, re.IGNORECASE | re.MULTILINE) is not None
+        ok = check_pattern(spec.regex).search(answer) is not None
         return CheckResult(name=f"regex {spec.regex!r}", passed=ok,
                            detail="" if ok else "no match")
     words = count_words(answer)

@@ -93,6 +93,6 @@ class ModelCaller:
             got = await call_with_retry(chat_attempt(self.provider, ChatJob(request, validate)),
                                         self.policy, self.limiter)
         if key is not None and cache is not None:
-            cache.store.cache_put_json(key, got.value.model_dump(mode="json"),
-                                       got.value.latency_s or got.latency_s)
+            cache.put(key, got.value.model_dump(mode="json"),
+                      got.value.latency_s or got.latency_s)
         return JudgeCall(got.value, got.attempts, False)

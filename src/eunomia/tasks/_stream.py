@@ -1,0 +1,178 @@
+"""Reading a task suite file one case at a time: libyaml's events (C), each case composed
+and constructed on its own, so loading holds no more than one case."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml._yaml import CParser
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.events import (
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
+from yaml.resolver import Resolver
+
+from eunomia.yamlfile import YamlDocument, _walk
+
+Loc = tuple[int | str, ...]
+Lines = dict[Loc, int]
+
+
+class ItemDoc:
+    """What a diagnostic needs of a document: its path and the line of a key path (looked
+    up in lines computed only when a diagnostic asks for them)."""
+
+    def __init__(self, path: Path, lines: Callable[[], Lines]) -> None:
+        self.path = path
+        self._make = lines
+        self._lines: Lines | None = None
+
+    def line_of(self, loc: Sequence[int | str]) -> int | None:
+        if self._lines is None:
+            self._lines = self._make()
+        return YamlDocument(self.path, None, self._lines).line_of(loc)
+
+
+class Fallback(Exception):
+    """The file's layout is not one the streaming reader handles: read it whole."""
+
+
+class StreamLoader(CParser, Composer, SafeConstructor, Resolver):
+    """libyaml's parser (C) with PyYAML's composer, so nodes are built one case at a time;
+    the safe constructor and resolver of ``yaml.CSafeLoader``."""
+
+    def __init__(self, stream: Any) -> None:
+        CParser.__init__(self, stream)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+        self.anchors: dict[str, yaml.Node] = {}
+
+
+def _top_lines(key: yaml.Node, value: yaml.Node, out: Lines) -> None:
+    """The lines of one top-level entry, as :func:`eunomia.yamlfile._walk` records them."""
+    name: int | str = key.value if isinstance(key, yaml.ScalarNode) else "?"
+    out[(name,)] = key.start_mark.line + 1
+    _walk(value, (name,), out)
+    out[(name,)] = key.start_mark.line + 1
+
+
+class Stream:
+    """One streaming pass over a suite file: the top level, then the case items."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file = path.open(encoding="utf-8")
+        self.loader = StreamLoader(self.file)
+        self.top: dict[Any, Any] = {}
+        self.lines: Lines = {}
+        self.shape = "list"
+
+    def close(self) -> None:
+        self.loader.dispose()
+        self.file.close()
+
+    def __enter__(self) -> Stream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _node(self) -> yaml.Node:
+        node = self.loader.compose_node(None, None)  # type: ignore[arg-type]
+        if node is None:
+            raise Fallback
+        return node
+
+    def _data(self, node: yaml.Node) -> Any:
+        return self.loader.construct_document(node)
+
+    def start(self) -> bool:
+        """Read up to the first case item; False when the file holds no document."""
+        ld = self.loader
+        if not ld.check_event(StreamStartEvent):
+            raise Fallback
+        ld.get_event()
+        if ld.check_event(StreamEndEvent):
+            return False
+        ld.get_event()  # the document start
+        start = ld.peek_event()
+        if start is None or start.start_mark is None:
+            raise Fallback
+        if isinstance(start, (SequenceStartEvent, MappingStartEvent)) and (
+                start.anchor is not None or start.tag not in (None, "!")):
+            raise Fallback
+        self.lines[()] = start.start_mark.line + 1
+        if isinstance(start, SequenceStartEvent):
+            ld.get_event()
+            self.shape = "list"
+            return True
+        if not isinstance(start, MappingStartEvent):
+            raise Fallback  # a scalar or an alias: not a suite, said by the whole reading
+        ld.get_event()
+        self.shape = "mapping"
+        while not ld.check_event(MappingEndEvent):
+            key = self._node()
+            name = self._data(key) if isinstance(key, yaml.ScalarNode) else None
+            if name == "test_cases":
+                event = ld.peek_event()
+                if not isinstance(event, SequenceStartEvent) or event.anchor is not None \
+                        or event.tag not in (None, "!"):
+                    raise Fallback
+                ld.get_event()
+                self.lines[("test_cases",)] = key.start_mark.line + 1
+                return True
+            if name is None or name == "<<" or name in self.top:
+                raise Fallback
+            value = self._node()
+            self.top[name] = self._data(value)
+            _top_lines(key, value, self.lines)
+        raise Fallback  # no test_cases: not a suite, said by the whole reading
+
+    def items(self) -> Iterator[tuple[int, yaml.Node]]:
+        """The case items (nodes), in order; afterwards the rest of the top level is read."""
+        ld = self.loader
+        index = 0
+        while not ld.check_event(SequenceEndEvent):
+            yield index, self._node()
+            index += 1
+        ld.get_event()
+
+    def finish(self) -> None:
+        """The keys after ``test_cases``; the end of the one document."""
+        ld = self.loader
+        if self.shape == "mapping":
+            while not ld.check_event(MappingEndEvent):
+                key = self._node()
+                name = self._data(key) if isinstance(key, yaml.ScalarNode) else None
+                if name is None or name in ("<<", "test_cases", "metadata") or name in self.top:
+                    raise Fallback
+                value = self._node()
+                self.top[name] = self._data(value)
+                _top_lines(key, value, self.lines)
+            ld.get_event()
+        if not ld.check_event(DocumentEndEvent):
+            raise Fallback
+        ld.get_event()
+        if not ld.check_event(StreamEndEvent):
+            raise Fallback  # a second document: an error, said by the whole reading
+        if isinstance(ld.peek_event(), DocumentStartEvent):
+            raise Fallback
+
+    def item_doc(self, loc: Loc, node: yaml.Node) -> ItemDoc:
+        def lines() -> Lines:
+            out = dict(self.lines)
+            _walk(node, loc, out)
+            return out
+
+        return ItemDoc(self.path, lines)
