@@ -23,6 +23,9 @@ Example::
                 cached_input_cost_per_million: 0.075}
       local:qwen2.5-coder-1.5b:
         price: {input_cost_per_million: 0, output_cost_per_million: 0}
+      myapp:                        # an HTTP system under test: spec http:myapp
+        http: {url: "https://myapp.example.com/chat", body: {q: "{{ instruction }}"},
+               answer: $.text}      # see eunomia.models._http_config, docs/http-targets.md
 
 Every problem is reported with the file, the key path and the line.
 """
@@ -36,13 +39,17 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from eunomia import defaults
 from eunomia.bounds import Url
-from eunomia.errors import Diagnostic, EunomiaError
+from eunomia.errors import Diagnostic, EunomiaError, join_key
+from eunomia.models._http_config import HttpEndpoint
 from eunomia.models._types import GenerationSettings
 from eunomia.pricing import ModelPrice, PriceTable
 from eunomia.yamlfile import diag_at, read_named_yaml, validate_document
 
 ProviderKind = Literal["local", "openai", "anthropic"]
 BUILTIN_PROVIDERS: tuple[ProviderKind, ...] = ("local", "openai", "anthropic")
+ModelKind = Literal["local", "openai", "anthropic", "http"]
+"""What answers a spec: an endpoint's provider, or ``http`` (an HTTP system of ``models:``)."""
+HTTP = "http"
 
 
 class EndpointConfig(BaseModel):
@@ -85,13 +92,15 @@ class SettingsOverride(BaseModel):
 
 
 class ModelEntry(BaseModel):
-    """An alias (``judge: {spec: openai:gpt-4o-mini}``) or settings/price for a full spec."""
+    """An alias (``judge: {spec: openai:gpt-4o-mini}``), settings/price for a full spec, or an
+    HTTP system under test (``myapp: {http: {...}}``, the spec ``http:myapp``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     spec: str | None = None
     settings: SettingsOverride = SettingsOverride()
     price: ModelPrice | None = None
+    http: HttpEndpoint | None = None
 
 
 class ModelsConfig(BaseModel):
@@ -139,7 +148,7 @@ class ModelsConfig(BaseModel):
             if entry.price is None:
                 continue
             prices[key] = entry.price
-            spec = entry.spec or key
+            spec = f"{HTTP}:{key}" if entry.http is not None else entry.spec or key
             prices.setdefault(spec, entry.price)
             if ":" in spec:
                 # also the bare model id, which is what ChatResult.model carries
@@ -154,6 +163,10 @@ def _check(config: ModelsConfig, diag: Any) -> list[Diagnostic]:
     for name, ep in config.providers.items():
         if ":" in name or not name.strip():
             out.append(diag(("providers", name), "an endpoint name must be non-empty without ':'"))
+        elif name == HTTP:
+            out.append(diag(("providers", name), f"{HTTP!r} is reserved for the HTTP systems "
+                                                 "of 'models:' (e.g. models: {myapp: {http: "
+                                                 "...}}, spec http:myapp)"))
         elif ep.type is None and name not in BUILTIN_PROVIDERS:
             out.append(
                 diag(
@@ -163,6 +176,9 @@ def _check(config: ModelsConfig, diag: Any) -> list[Diagnostic]:
                 )
             )
     for key, entry in config.models.items():
+        if entry.http is not None:
+            out.extend(_check_http(config, key, entry, diag))
+            continue
         if ":" in key:
             if entry.spec is not None and entry.spec != key:
                 out.append(
@@ -186,13 +202,32 @@ def _check(config: ModelsConfig, diag: Any) -> list[Diagnostic]:
         if target == "local":
             continue
         endpoint = target.split(":", 1)[0] if ":" in target else None
-        if endpoint is not None and config.endpoint_kind(endpoint) is None:
+        if endpoint == HTTP:
+            system = config.models.get(target.split(":", 1)[1].strip())
+            if system is None or system.http is None:
+                where = ("models", key, "spec") if entry.spec else ("models", key)
+                out.append(diag(where, f"{target!r} names no HTTP system of 'models:' "
+                                       "(an entry with 'http:')"))
+        elif endpoint is not None and config.endpoint_kind(endpoint) is None:
             known = sorted({*BUILTIN_PROVIDERS, *config.providers})
             where = ("models", key, "spec") if entry.spec else ("models", key)
             out.append(
                 diag(where, f"unknown endpoint {endpoint!r} (known: {', '.join(known)})")
             )
     return out
+
+
+def _check_http(config: ModelsConfig, key: str, entry: ModelEntry, diag: Any
+                ) -> list[Diagnostic]:
+    if ":" in key or not key.strip():
+        return [diag(("models", key), "the name of an HTTP system is non-empty without ':' "
+                                      "(its spec is http:<name>)")]
+    if entry.spec is not None:
+        return [diag(("models", key, "spec"), "an HTTP system has no 'spec': it is "
+                                               f"'{HTTP}:{key}' (drop 'spec' or 'http')")]
+    if key in BUILTIN_PROVIDERS or key in config.providers:
+        return [diag(("models", key), f"{key!r} is the name of an endpoint")]
+    return []
 
 
 def load_config(path: Path | None = None) -> ModelsConfig:
@@ -214,6 +249,10 @@ def load_config(path: Path | None = None) -> ModelsConfig:
     problems = _check(config, lambda loc, msg: diag_at(doc, loc, msg))
     if problems:
         raise EunomiaError(f"invalid model config {path}", problems)
+    for key, entry in config.models.items():
+        if entry.http is not None:
+            loc = ("models", key, "http")
+            entry.http.located(f"{path}:{doc.line_of(loc)} [{join_key('', loc)}]")
     return _with_path(config, path)
 
 

@@ -1,16 +1,25 @@
 """Model specs, read the same everywhere: ``local``, ``local:<name>``, ``openai:gpt-4o-mini``,
-``anthropic:claude-...``, ``<endpoint>:<model>`` for endpoints in the config, or an alias.
+``anthropic:claude-...``, ``<endpoint>:<model>`` for endpoints in the config, an alias, or
+``http:<name>`` for an HTTP system under test of the config (``models: {<name>: {http: ...}}``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
-from eunomia.models._config import EndpointConfig, ModelsConfig, ProviderKind
+from eunomia.models._config import (
+    HTTP,
+    EndpointConfig,
+    ModelKind,
+    ModelsConfig,
+    SettingsOverride,
+)
+from eunomia.models._http_config import HttpEndpoint
 from eunomia.models._types import GenerationSettings, ModelProvider
 from eunomia.models._weights import local_model
 from eunomia.pricing import ModelPrice
@@ -25,13 +34,15 @@ class ModelSpec:
     spec: str
     """Canonical ``endpoint:model``, e.g. ``local:qwen2.5-coder-1.5b``."""
     endpoint: str
-    kind: ProviderKind
+    kind: ModelKind
     model: str
     settings: GenerationSettings = field(default_factory=GenerationSettings)
     """Generation settings for requests to this model (config overrides on the defaults)."""
     price: ModelPrice | None = None
     alias: str | None = None
     endpoint_config: EndpointConfig = field(default_factory=EndpointConfig)
+    http: HttpEndpoint | None = None
+    """``http`` only: the system's request and answer (``models.yml``'s ``http:``)."""
 
 
 def split_spec(spec: str) -> tuple[str, str]:
@@ -64,6 +75,9 @@ def resolve_spec(spec: str, config: ModelsConfig | None = None) -> ModelSpec:
     seen: list[str] = []
     while ":" not in text and text != "local":
         entry = config.models.get(text)
+        if entry is not None and entry.http is not None:
+            text = f"{HTTP}:{text}"  # an HTTP system named by its bare name
+            break
         if entry is None or entry.spec is None:
             if not config.models:
                 split_spec(text)  # raises the generic "invalid spec" error
@@ -81,10 +95,12 @@ def resolve_spec(spec: str, config: ModelsConfig | None = None) -> ModelSpec:
         price = price or entry.price
         text = entry.spec.strip()
     endpoint, model = split_spec(text)
+    if endpoint == HTTP:
+        return _http_spec(spec, model, config, alias, overrides)
     endpoint_config = config.endpoint(endpoint)
     kind = config.endpoint_kind(endpoint)
     if endpoint_config is None or kind is None:
-        endpoints = sorted({"local", "openai", "anthropic", *config.providers})
+        endpoints = sorted({"local", "openai", "anthropic", HTTP, *config.providers})
         raise EunomiaError(
             f"unknown provider {endpoint!r} in model spec {spec!r} "
             f"(known: {', '.join(endpoints)})"
@@ -112,6 +128,33 @@ def resolve_spec(spec: str, config: ModelsConfig | None = None) -> ModelSpec:
     )
 
 
+def _http_spec(spec: str, name: str, config: ModelsConfig, alias: str | None,
+               overrides: list[SettingsOverride]) -> ModelSpec:
+    entry = config.models.get(name)
+    if entry is None or entry.http is None:
+        known = ", ".join(sorted(k for k, e in config.models.items() if e.http)) or "none"
+        where = f"in {config.path}" if config.path else f"in {defaults.MODEL_CONFIG_FILE}"
+        raise EunomiaError(
+            f"unknown HTTP system {spec!r}: no entry '{name}: {{http: ...}}' under 'models:' "
+            f"{where} (HTTP systems: {known}; see docs/http-targets.md)")
+    resolved = http_model_spec(name, entry.http, entry.settings, entry.price)
+    settings = resolved.settings
+    for override in reversed(overrides):  # the alias named on the command line wins
+        settings = override.apply(settings)
+    return dataclasses.replace(resolved, settings=settings, alias=alias)
+
+
+def http_model_spec(name: str, endpoint: HttpEndpoint,
+                    settings: SettingsOverride | None = None,
+                    price: ModelPrice | None = None) -> ModelSpec:
+    """The spec ``http:<name>`` of an HTTP system (from ``models.yml``, or written inline in
+    another file such as a matrix file)."""
+    return ModelSpec(
+        spec=f"{HTTP}:{name}", endpoint=HTTP, kind="http", model=name,
+        settings=(settings or SettingsOverride()).apply(GenerationSettings()), price=price,
+        http=endpoint)
+
+
 def _env_key(var: str) -> str | None:
     value = os.environ.get(var, "").strip()
     return value or None
@@ -125,6 +168,12 @@ def get_model(spec: str | ModelSpec, config: ModelsConfig | None = None) -> Mode
     """
     resolved = spec if isinstance(spec, ModelSpec) else resolve_spec(spec, config)
     ep = resolved.endpoint_config
+    if resolved.kind == "http":
+        from eunomia.models.providers.http import HttpProvider
+
+        if resolved.http is None:
+            raise EunomiaError(f"{resolved.spec} is not an HTTP system of the model config")
+        return HttpProvider(resolved.http, resolved.spec)
     if resolved.kind == "local":
         from eunomia.models.providers.local import LocalProvider, import_llama_cpp
 

@@ -1,4 +1,5 @@
-"""Build a target from its spec: ``athena``, ``example`` or ``llm:<model spec>``."""
+"""Build a target from its spec: ``athena``, ``example``, ``llm:<model spec>`` or
+``http:<name>`` (an HTTP system of ``models.yml``)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ class TargetConfig:
 
 
 def target_kinds() -> str:
-    return "athena, athena:<url>, example or llm:<model spec>"
+    return defaults.TARGET_SPECS
 
 
 def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
@@ -45,4 +46,8 @@ def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
         from eunomia.targets.llm import LLMTarget, parse_target_spec
 
         return LLMTarget(parse_target_spec(spec), prompt_dir=config.prompt_dir)
+    if kind == "http":
+        from eunomia.targets.http import build_http_target
+
+        return build_http_target(spec, max_connections=config.max_connections)
     raise EunomiaError(f"unknown target {spec!r}: choose {target_kinds()}")

@@ -54,8 +54,12 @@ class ModelCaller:
         self.policy = policy
         self.limiter = limiter
         self.cache = cache
+        # what changes answers besides the spec: the judge's prompting, an http system's
+        # configuration (its URL, templates, paths; never a secret)
+        extra = getattr(provider, "cache_identity", None)
         self.identity = json.dumps(
-            {"role": role, "model": spec, **({"judge": JUDGE_VERSION} if role == "judge" else {})},
+            {"role": role, "model": spec, **({"judge": JUDGE_VERSION} if role == "judge" else {}),
+             **({"system": extra} if isinstance(extra, str) else {})},
             sort_keys=True)
 
     def key(self, request: ChatRequest, repeat: int) -> str | None:
