@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
@@ -24,8 +25,23 @@ class Page:
         return [t for t in self.tags if t.name == name]
 
     def bars_of(self, svg_index: int) -> list[Tag]:
-        return [t for t in self.tags if t.name == "rect" and t.svg == svg_index
-                and "bar" in t.attrs.get("class", "").split()]
+        """The bars of a chart: its groups of class ``bar`` (one per bar drawn)."""
+        return self.classed(svg_index, "bar")
+
+    def classed(self, svg_index: int, css: str) -> list[Tag]:
+        return [t for t in self.tags if t.svg == svg_index
+                and css in t.attrs.get("class", "").split()]
+
+    def extent(self, group: Tag) -> tuple[float, float, float, float]:
+        """(x0, y0, x1, y1) of the first path drawn in ``group`` (a bar's rectangle)."""
+        start = next(k for k, t in enumerate(self.tags) if t is group)
+        path = next(t for t in self.tags[start:] if t.name == "path")
+        numbers = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", path.attrs["d"])]
+        xs, ys = numbers[0::2], numbers[1::2]
+        return min(xs), min(ys), max(xs), max(ys)
+
+    def within(self, svg_index: int) -> list[Tag]:
+        return [t for t in self.tags if t.svg == svg_index]
 
     def svg_labelled(self, prefix: str) -> list[int]:
         return [k for k, s in enumerate(self.svgs)

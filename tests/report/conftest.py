@@ -42,17 +42,34 @@ ELEMENT_XSS = "<img src=x onerror=window.__pwned=1>"
 XSS_CASE = "missing_task_class"
 """The test case whose diagram carries ELEMENT_XSS."""
 
+PROJECT = "c466bb1c-d5ec-5e96-a653-d603ced7b9d8"
+TASK = "31e48ded-b2d9-57d3-8627-481ca11ee347"
+TEAM = "77aa766e-61dd-5038-b40e-88ae1d851216"
+"""The class named ELEMENT_XSS in XSS_CASE."""
+COMPOSITION = "fb9d21c1-a9a0-52c5-9883-de96b6f33a92"
+"""Project to Task: a composition, or an association in some cases."""
+BOGUS = "no-such-element"
+ID_XSS = '"><script>window.__pwned=1</script>'
+ELEMENTS: dict[int, list[str]] = {
+    1: [PROJECT, TASK], 2: [TEAM, TASK], 3: [COMPOSITION], 4: [COMPOSITION], 5: [COMPOSITION],
+    6: [TEAM], 8: [BOGUS, ID_XSS], 13: [COMPOSITION, PROJECT],
+}
+"""The elements (``elementIds``) each instruction's feedback names: Task is not in
+XSS_CASE; BOGUS and ID_XSS are in no diagram."""
+
 DEFAULT = [1, 3, 6, 8, 10, 12, 14]
 GPT4O = usage("gpt-4o", 1000, 200)  # 0.0045 per case
 MINI = usage("gpt-4o-mini", 2000, 500)  # 0.0006 per case
 
 
 def evil_reply(sgi_ids: Sequence[int | None], *llm: dict[str, Any]) -> Reply:
-    """A valid answer whose titles and descriptions are script injections."""
+    """A valid answer whose titles and descriptions are script injections; its items name
+    the diagram elements of :data:`ELEMENTS`."""
     data = []
     for n, sgi in enumerate(sgi_ids, start=1):
         item = feedback_item(sgi, item_id=n, credits=1.0, description=f"{IMG_XSS} fb {sgi}")
         item["title"] = f"{SCRIPT_XSS} item {sgi}"
+        item["elementIds"] = ELEMENTS.get(sgi or 0, [])
         data.append(item)
     return Reply(200, {"data": data, "meta": {"llmRequests": list(llm or [GPT4O])}})
 

@@ -92,7 +92,7 @@ def test_detection_chart_has_one_bar_per_criterion(r1: RunReport, r1_html: str) 
     (idx,) = page.svg_labelled("Detection rate per criterion")
     bars = page.bars_of(idx)
     assert len(bars) == len(r1.groups[0].criteria) == 7
-    widths = [float(b.attrs["width"]) for b in bars]
+    widths = [x1 - x0 for x0, _, x1, _ in map(page.extent, bars)]
     # relationship_type (3 misses in 26) is the shortest bar, the full criteria the longest
     rates = [c.detection_rate for c in r1.groups[0].criteria]
     assert widths.index(min(widths)) == rates.index(min(r for r in rates if r is not None))
@@ -107,6 +107,10 @@ def test_latency_histogram_and_cost_chart(r1: RunReport, r1_html: str) -> None:
     assert r1.latency.count == 26  # 28 cases less the 2 failed ones (no latency)
     (cost,) = page.svg_labelled("Cost per model")
     assert len(page.bars_of(cost)) == 2  # gpt-4o and gpt-4o-mini
+    (speed,) = page.svg_labelled("Latency vs output length")
+    assert len(page.classed(speed, "points")) == 1  # one target
+    assert f"{r1.targets[0]}: 26 points" in page.all_text  # 24 answers of 200 tokens, 2 of 500
+    assert len(page.classed(speed, "fit")) == 1
     models = {m.model: m for m in r1.model_costs}
     assert models["gpt-4o-mini"].calls == 2 and models["gpt-4o"].calls == 24
     assert models["gpt-4o"].cost == pytest.approx(24 * 0.0045)

@@ -119,3 +119,11 @@ async def test_task_matrix_run_report_has_the_leaderboard(
     lines = _leaderboard_rows(html)
     assert "openai:fake-a" in lines[1] and "5.00 [5.00, 5.00]" in lines[1]
     assert "openai:fake-b" in lines[2] and "1.00" in lines[2]
+    # the cost/quality front: one point per model, both on the front
+    page = parse(html)
+    (front,) = page.svg_labelled("Cost and quality of each")
+    points = page.classed(front, "point")
+    assert len(points) == 2 and all("front" in p.attrs["class"].split() for p in points)
+    tips = [t for t in page.text if t.startswith("openai:fake-")]
+    assert any(t.startswith("openai:fake-a: 5 [5, 5], cost 0.") for t in tips), tips
+    assert any(t.startswith("openai:fake-b: 1 [1, 1], cost 0.") for t in tips), tips

@@ -40,7 +40,7 @@ class Watched:
     def charts(self) -> list[dict[str, float]]:
         """Bounding boxes of every chart and of every bar."""
         return list(self.page.evaluate(
-            """() => [...document.querySelectorAll('svg.chart, svg.chart rect.bar')]
+            """() => [...document.querySelectorAll('svg.chart, svg.chart .bar')]
                  .map(e => { const r = e.getBoundingClientRect();
                              return {w: r.width, h: r.height}; })"""))
 

@@ -6,6 +6,9 @@ internals or change the data it is given. A body is a template string (sent as r
 or a YAML mapping/list whose strings are templates; in a mapping, a string that is one
 ``{{ expression }}`` and nothing else keeps the expression's value (a list stays a list),
 so no ``tojson`` is needed. Answer paths are JSONPath (RFC 9535, python-jsonpath).
+
+jinja2 and python-jsonpath are imported when a template or path is first compiled, so a
+command that meets no ``http`` entry does not pay for them at start-up.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ import math
 import re
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonpath
 import orjson
-from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, Undefined, meta
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+if TYPE_CHECKING:
+    import jsonpath
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 TASK_FIELDS: tuple[str, ...] = (
     "instruction", "system_prompt", "messages", "history", "settings", "stream",
@@ -30,8 +34,6 @@ SCENARIO_FIELDS: tuple[str, ...] = ("exercise", "submission", "request", "name")
 """What a body template gets for a scenario test case (the Athena request and its parts)."""
 ALL_FIELDS = frozenset(TASK_FIELDS) | frozenset(SCENARIO_FIELDS)
 
-_ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
-                                     keep_trailing_newline=True)
 _WHOLE = re.compile(r"^\s*\{\{(?P<expr>(?:(?!\{\{|\}\}).)*)\}\}\s*$", re.DOTALL)
 
 Body = str | dict[str, Any] | list[Any] | None
@@ -41,11 +43,22 @@ class RenderError(ValueError):
     """A template could not be rendered for a case (an unknown key, a type error...)."""
 
 
+@lru_cache(maxsize=1)
+def _env() -> ImmutableSandboxedEnvironment:
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    return ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
+                                         keep_trailing_newline=True)
+
+
 # --- JSON paths -------------------------------------------------------------------------
 
 @lru_cache(maxsize=256)
 def compile_path(path: str) -> jsonpath.JSONPath | jsonpath.CompoundJSONPath:
     """The compiled JSONPath; ValueError saying where its syntax is wrong."""
+    import jsonpath
+
     try:
         return jsonpath.compile(path)
     except jsonpath.JSONPathError as exc:
@@ -66,6 +79,8 @@ def check_json_path(path: str) -> str:
 
 def find_all(path: str, data: Any) -> list[Any]:
     """Every value ``path`` finds in ``data`` (an empty list when it finds none)."""
+    import jsonpath
+
     try:
         return list(compile_path(path).findall(data))
     except jsonpath.JSONPathError:  # e.g. a filter comparing types it cannot
@@ -89,10 +104,12 @@ def _template_strings(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
 def template_names(text: str) -> set[str]:
     """The top-level names a template (or a whole-value expression) uses; ValueError with the
     template line on a syntax error."""
+    from jinja2 import TemplateSyntaxError, meta
+
     whole = _WHOLE.match(text)
     source = text if whole is None else "{{" + whole.group("expr") + "}}"
     try:
-        return set(meta.find_undeclared_variables(_ENV.parse(source)))
+        return set(meta.find_undeclared_variables(_env().parse(source)))
     except TemplateSyntaxError as exc:
         raise ValueError(f"template syntax error on line {exc.lineno} of the template: "
                          f"{exc.message}") from None
@@ -123,11 +140,14 @@ def names_used(*values: Any) -> set[str]:
 @lru_cache(maxsize=256)
 def _compile(text: str) -> Any:
     """A compiled whole-value expression or template; ValueError on a syntax error."""
+    from jinja2 import TemplateError, TemplateSyntaxError
+
     try:
         whole = _WHOLE.match(text)
         if whole is not None:
-            return ("expr", _ENV.compile_expression(whole.group("expr"), undefined_to_none=False))
-        return ("text", _ENV.from_string(text))
+            return ("expr", _env().compile_expression(whole.group("expr"),
+                                                      undefined_to_none=False))
+        return ("text", _env().from_string(text))
     except TemplateSyntaxError as exc:
         raise ValueError(f"template syntax error on line {exc.lineno} of the template: "
                          f"{exc.message}") from None
@@ -136,6 +156,8 @@ def _compile(text: str) -> Any:
 
 
 def _render_value(value: Any, context: Mapping[str, Any], native: bool, where: str) -> Any:
+    from jinja2 import TemplateError, Undefined
+
     if isinstance(value, str):
         kind, compiled = _compile(value)
         try:

@@ -1,17 +1,20 @@
 """What a scenario run adds to its HTML report: per suite and target the headline metrics,
-detection per criterion, confusion matrices, the worst cases with their diagram and the
-feedback a student would see, failed cases, consistency across repeats."""
+detection per criterion, confusion matrices, the worst cases with their diagram drawn (the
+elements the feedback names outlined) beside the example solution and the feedback a
+student would see, failed cases with their diagram, consistency across repeats."""
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from eunomia.apollon import parse_diagram, render_diagram
+from eunomia.apollon import render_diagram
+from eunomia.athena import AthenaFeedback
 from eunomia.errors import EunomiaError
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.kinds.scenarios._terminal import scenario_row
@@ -19,10 +22,12 @@ from eunomia.pricing import PriceTable
 from eunomia.report import LeaderboardRow, rank
 from eunomia.report.html import (
     NONE_LABEL,
+    CaseDiagram,
     ConfusionMatrix,
     Consistency,
     ConsistencyCase,
     CostBook,
+    CriterionMiss,
     CriterionRow,
     FailedCase,
     FeedbackView,
@@ -33,6 +38,8 @@ from eunomia.report.html import (
     WorstCase,
     generic_group,
     latencies,
+    mark_feedback,
+    read_diagram,
     targets_of,
 )
 from eunomia.scenarios import Scenario
@@ -42,6 +49,8 @@ from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 _DIAGRAM_MARKER = "Student's diagram:"
 """Where the engine's user prompt puts the rendered diagram (LLM targets)."""
 _MAX_DIAGRAM_CHARS = 20_000
+_MAX_FAILED_DRAWN = 20
+"""Failed cases drawn with their diagram (one repeat each); the rest are only listed."""
 
 
 def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequence[CaseRow],
@@ -113,9 +122,11 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
         for st in [summary.instructions[i.id]]
     ]
     group.confusion = confusion_matrices(scenario, outcomes)
-    group.worst = _worst(store, scenario, outcomes, worst_cases)
-    group.failures = [FailedCase(o.case, o.repeat, o.status.value, o.error or "unknown",
-                                 o.attempts) for o in outcomes if not o.ok]
+    drawings = _Drawings(store, scenario)
+    group.worst = _worst(scenario, outcomes, worst_cases, drawings)
+    group.failures, group.undrawn_failures = _failures(scenario, outcomes, drawings)
+    if group.worst or group.failures:
+        group.example, _ = read_diagram(scenario.exercise.example_solution)
     by_case: dict[str, list[float]] = defaultdict(list)
     for o in outcomes:
         if o.ok and o.score is not None:
@@ -166,23 +177,20 @@ def confusion_matrices(scenario: Scenario,
     ]
 
 
-def _worst(store: RunStore, scenario: Scenario, outcomes: Sequence[CaseOutcome],
-           limit: int) -> list[WorstCase]:
+def _worst(scenario: Scenario, outcomes: Sequence[CaseOutcome], limit: int,
+           drawings: _Drawings) -> list[WorstCase]:
     scored = [o for o in outcomes if o.ok and o.score is not None and not o.score.fully_correct]
     scored.sort(key=lambda o: (o.score.score_percent if o.score else 0.0,
                                o.score.detected_correctly if o.score else False,
                                o.case, o.repeat))
     names = {i: ins.textual_id for i, ins in scenario.instructions.items()}
-    diagrams: dict[str, str | None] = {}
     out: list[WorstCase] = []
     for o in scored[:limit]:
         s = o.score
         assert s is not None
-        diagram = None
-        if o.request_hash:
-            if o.request_hash not in diagrams:
-                diagrams[o.request_hash] = diagram_text(store, o.request_hash)
-            diagram = diagrams[o.request_hash]
+        drawing, text = drawings.get(o.case, o.request_hash)
+        views = [_feedback_view(f, names) for f in o.feedback]
+        marked = mark_feedback(drawing.diagram, [(_label(v), v.element_ids) for v in views])
         out.append(WorstCase(
             case=o.case, repeat=o.repeat, target=o.target, score_percent=s.score_percent,
             detected=s.detected_correctly, expected_score=s.expected_score,
@@ -192,40 +200,136 @@ def _worst(store: RunStore, scenario: Scenario, outcomes: Sequence[CaseOutcome],
             missing=tuple(names[i] for i in s.missing),
             extra=tuple(names[i] for i in s.extra),
             unrecognized=s.unrecognized,
-            diagram=diagram,
-            feedback=tuple(
-                FeedbackView(
-                    f.title or "", f.description or "", f.credits,
-                    "" if f.structured_grading_instruction_id is None
-                    else names.get(f.structured_grading_instruction_id,
-                                   f"unknown #{f.structured_grading_instruction_id}"),
-                )
-                for f in o.feedback
-            ),
+            diagram=text,
+            feedback=tuple(replace(v, marks=m, unplaced=u) for v, m, u in
+                           zip(views, marked.marks, marked.unplaced, strict=True)),
+            drawing=replace(drawing, highlight=marked.highlight),
+            criteria=tuple(
+                CriterionMiss(
+                    cr.criterion_textual_id, scenario.criteria[cr.criterion_id - 1].title,
+                    tuple(names[i.id] for i in (*(p.expected for p in cr.mismatch_pairs),
+                                                *cr.missing_instructions)),
+                    tuple(names[i.id] for i in (*(p.received for p in cr.mismatch_pairs),
+                                                *cr.extra_instructions)))
+                for cr in s.criteria_results),
         ))
     return out
 
 
-def diagram_text(store: RunStore, request_hash: str) -> str | None:
-    """The case's submission as compact text, from the stored request; ``None`` if absent.
+def _feedback_view(f: AthenaFeedback, names: dict[int, str]) -> FeedbackView:
+    sgi = f.structured_grading_instruction_id
+    return FeedbackView(
+        f.title or "", f.description or "", f.credits,
+        "" if sgi is None else names.get(sgi, f"unknown #{sgi}"),
+        element_ids=tuple(str(e) for e in f.element_ids),
+    )
 
-    Athena requests carry the Apollon JSON (``submission.model``); the built-in LLM
-    engine's chat request carries the diagram already rendered in its user prompt.
+
+def _label(f: FeedbackView) -> str:
+    """What an outlined element says on hover about a feedback item naming it."""
+    sgi = f", {f.instruction}" if f.instruction else ""
+    return f"{f.title or '(no title)'} ({f.credits:g} pts{sgi})"
+
+
+def _failures(scenario: Scenario, outcomes: Sequence[CaseOutcome],
+              drawings: _Drawings) -> tuple[list[FailedCase], int]:
+    """Every failed case; the first repeat of each of the first :data:`_MAX_FAILED_DRAWN`
+    cases with its diagram. Returns them and how many cases are left undrawn."""
+    names = {i: ins.textual_id for i, ins in scenario.instructions.items()}
+    drawn: set[str] = set()
+    undrawn: set[str] = set()
+    out: list[FailedCase] = []
+    for o in outcomes:
+        if o.ok:
+            continue
+        case = scenario.case_named(o.case)
+        expected = tuple(names[i] for i in case.expected) if case is not None else ()
+        failure = FailedCase(o.case, o.repeat, o.status.value, o.error or "unknown",
+                             o.attempts, expected)
+        if o.case not in drawn and o.case not in undrawn:
+            if len(drawn) < _MAX_FAILED_DRAWN:
+                drawn.add(o.case)
+                drawing, text = drawings.get(o.case, o.request_hash)
+                failure = replace(failure, drawing=drawing, diagram=text)
+            else:
+                undrawn.add(o.case)
+        out.append(failure)
+    return out, len(undrawn)
+
+
+class _Drawings:
+    """Each case's submission, read once: drawn diagram and text rendering."""
+
+    def __init__(self, store: RunStore, scenario: Scenario) -> None:
+        self.store = store
+        self.scenario = scenario
+        self._seen: dict[tuple[str, str | None], tuple[CaseDiagram, str | None]] = {}
+
+    def get(self, case: str, request_hash: str | None) -> tuple[CaseDiagram, str | None]:
+        key = (case, request_hash)
+        if key not in self._seen:
+            self._seen[key] = case_submission(self.store, self.scenario, case, request_hash)
+        return self._seen[key]
+
+
+def case_submission(store: RunStore, scenario: Scenario, case_name: str,
+                    request_hash: str | None) -> tuple[CaseDiagram, str | None]:
+    """A case's submission, to draw and as text.
+
+    Athena requests carry the Apollon JSON (``submission.model``): it is drawn as sent.
+    The built-in LLM engine's chat request carries only its text rendering; the diagram
+    then comes from the stored scenario, else from the case file, drawn only when its
+    text rendering is the one the request holds (the file has not changed since).
     """
-    try:
-        data: Any = store.get_json(request_hash)
-    except (EunomiaError, ValueError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    submission = data.get("submission")
+    data: Any = None
+    if request_hash:
+        try:
+            data = store.get_json(request_hash)
+        except (EunomiaError, ValueError):
+            data = None
+    submission = data.get("submission") if isinstance(data, dict) else None
     if isinstance(submission, dict) and isinstance(submission.get("model"), str):
         raw: str = submission["model"]
-        try:
-            return render_diagram(parse_diagram(json.loads(raw)))[:_MAX_DIAGRAM_CHARS]
-        except (ValueError, ValidationError):
-            return raw[:_MAX_DIAGRAM_CHARS]
-    messages = data.get("messages")
+        diagram, why = read_diagram(raw)
+        if diagram is None:
+            return CaseDiagram(None, "the stored request", f"its submission is {why}"), \
+                raw[:_MAX_DIAGRAM_CHARS]
+        return CaseDiagram(diagram, "the stored request"), \
+            render_diagram(diagram)[:_MAX_DIAGRAM_CHARS]
+    text = _prompt_diagram(data)
+    case = scenario.case_named(case_name)
+    if case is None:
+        return CaseDiagram(None, note="the stored scenario has no such case"), text
+    if case.submission.strip():
+        diagram, why = read_diagram(case.submission)
+        return CaseDiagram(diagram, "the stored scenario", why), text
+    return _from_file(case.path, text)
+
+
+def _from_file(path: Path, text: str | None) -> tuple[CaseDiagram, str | None]:
+    try:
+        raw = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        return CaseDiagram(None, note=f"the stored request holds only its text and the case "
+                                      f"file {path} cannot be read ({exc.__class__.__name__})"
+                           ), text
+    diagram, why = read_diagram(raw)
+    if diagram is None:
+        return CaseDiagram(None, note=f"the case file {path} is {why}"), text
+    rendered = render_diagram(diagram)
+    if text is None:
+        return CaseDiagram(diagram, f"the case file {path} (the stored request does not "
+                                    "show the diagram: the file may have changed since)"), \
+            rendered[:_MAX_DIAGRAM_CHARS]
+    if rendered.strip() != text.strip():
+        return CaseDiagram(None, note=f"the case file {path} has changed since the run; the "
+                                      "diagram as sent is shown as text"), text
+    return CaseDiagram(diagram, f"the case file {path}, unchanged since the run"), text
+
+
+def _prompt_diagram(data: Any) -> str | None:
+    """The diagram text in the engine's user prompt (LLM targets), if any."""
+    messages = data.get("messages") if isinstance(data, dict) else None
     if isinstance(messages, list):
         for message in reversed(messages):
             content = message.get("content") if isinstance(message, dict) else None

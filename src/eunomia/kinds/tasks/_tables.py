@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from html import escape
 from typing import Any
 
 from eunomia.exports import LIST_HERE, dump_yaml
@@ -191,63 +190,35 @@ def agreement_rows(s: TasksSummary) -> list[dict[str, Any]]:
     ]
 
 
-def _speed_points(s: TasksSummary) -> Iterator[tuple[float, float]]:
+def _speed_points(s: TasksSummary) -> tuple[list[float], list[float]]:
+    """(output words, latency) of every answer with a latency."""
+    xs: list[float] = []
+    ys: list[float] = []
     for r in s.speed:
         if r.latency_s is not None:
-            yield float(r.output_words), r.latency_s
+            xs.append(float(r.output_words))
+            ys.append(r.latency_s)
+    return xs, ys
 
 
 def speed_svg_lines(s: TasksSummary, width: int = 640, height: int = 400) -> Iterator[str]:
-    """Latency against output words, an SVG line at a time: one dot per answer (not held)
-    and the fitted line."""
-    xmax, ymax, any_point = 1.0, 0.001, False
-    for x, y in _speed_points(s):
-        xmax, ymax, any_point = max(xmax, x), max(ymax, y), True
-    left, right, top, bottom = 60, 20, 40, 50
-    pw, ph = width - left - right, height - top - bottom
-    xmax *= 1.05
-    ymax *= 1.1
+    """``inference_speed.svg``: latency against output words, one dot per answer (a 2-D
+    histogram for very many) and the fitted line: the report's chart code, one standalone
+    ``<svg>`` (UTF-8, no prolog needed)."""
+    from eunomia.report.html import Fit, Series, scatter_chart
 
-    def sx(x: float) -> float:
-        return left + pw * x / xmax
-
-    def sy(y: float) -> float:
-        return top + ph * (1 - y / ymax)
-
-    yield (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">')
-    yield '<rect width="100%" height="100%" fill="white"/>'
-    yield (f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="14">'
-           f'Inference speed: latency vs output length ({escape(s.candidate)})</text>')
-    yield f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="black"/>'
-    yield f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + ph}" stroke="black"/>'
-    yield f'<text x="{left + pw / 2}" y="{height - 10}" text-anchor="middle">output words</text>'
-    yield (f'<text x="15" y="{top + ph / 2}" text-anchor="middle" '
-           f'transform="rotate(-90 15 {top + ph / 2})">latency (s)</text>')
-    for i in range(6):
-        xv, yv = xmax * i / 5, ymax * i / 5
-        yield (f'<text x="{sx(xv):.1f}" y="{top + ph + 16}" text-anchor="middle">'
-               f'{xv:.0f}</text>')
-        yield (f'<text x="{left - 6}" y="{sy(yv) + 4:.1f}" text-anchor="end">'
-               f'{yv:.2g}</text>')
-        yield (f'<line x1="{left}" y1="{sy(yv):.1f}" x2="{left + pw}" y2="{sy(yv):.1f}" '
-               'stroke="#eee"/>')
-    for x, y in _speed_points(s):
-        yield f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4" fill="#1f77b4"/>'
+    xs, ys = _speed_points(s)
     fit = s.speed_fit
+    line = None
     if fit is not None:
-        x0, x1 = 0.0, xmax
-        y0, y1 = fit.intercept, fit.intercept + fit.slope * xmax
-        yield (f'<line x1="{sx(x0):.1f}" y1="{sy(y0):.1f}" x2="{sx(x1):.1f}" '
-               f'y2="{sy(y1):.1f}" stroke="#d62728" stroke-width="2"/>')
         label = f"slope {fit.slope * 100:.3g} s per 100 words"
         if fit.r2 is not None:
             label += f", R² {fit.r2:.2f}"
-        yield f'<text x="{left + 8}" y="{top + 14}" fill="#d62728">{escape(label)}</text>'
-    if not any_point:
-        yield (f'<text x="{width / 2}" y="{height / 2}" text-anchor="middle">'
-               'no inference-speed cases</text>')
-    yield "</svg>"
+        line = Fit(fit.slope, fit.intercept, label)
+    yield str(scatter_chart(
+        [Series(s.candidate, xs, ys)], fit=line, width=width, height=height, show_title=True,
+        title=f"Inference speed: latency vs output length ({s.candidate})",
+        x_label="output words", y_label="latency (s)", empty="no inference-speed cases"))
 
 
 def _interval_json(i: Interval | None) -> dict[str, Any] | None:

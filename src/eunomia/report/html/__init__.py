@@ -3,6 +3,9 @@
 ``eunomia report`` writes it to a file, ``eunomia view`` serves it from the store.
 Everything shown that came from a model or a submission is escaped (Jinja2 autoescape
 plus escaped SVG labels), and every page forbids scripts (Content-Security-Policy).
+Charts are matplotlib figures written as static SVG (``_charts.py``, ``_plots.py``;
+matplotlib is imported on the first chart drawn); a case's diagrams are drawn by
+``apollon.render_svg`` (``_diagrams.py``).
 The data of a page (``_model.py``) is built from the store (``_data.py``), each kind
 filling in its own groups; ``_render.py`` turns it into HTML.
 """
@@ -16,12 +19,15 @@ from eunomia.report.html._data import (
     list_run_listings,
     targets_of,
 )
+from eunomia.report.html._diagrams import mark_feedback, read_diagram
 from eunomia.report.html._model import (
     NONE_LABEL,
+    CaseDiagram,
     CaseLine,
     ConfusionMatrix,
     Consistency,
     ConsistencyCase,
+    CriterionMiss,
     CriterionRow,
     FailedCase,
     FeedbackView,
@@ -35,6 +41,7 @@ from eunomia.report.html._model import (
     RunReport,
     WorstCase,
 )
+from eunomia.report.html._plots import Fit, Series, scatter_chart
 from eunomia.report.html._render import (
     CSP,
     render_comparison_page,
@@ -47,14 +54,17 @@ from eunomia.report.html._render import (
 __all__ = [
     "CSP",
     "NONE_LABEL",
+    "CaseDiagram",
     "CaseLine",
     "ConfusionMatrix",
     "Consistency",
     "ConsistencyCase",
     "CostBook",
+    "CriterionMiss",
     "CriterionRow",
     "FailedCase",
     "FeedbackView",
+    "Fit",
     "GroupReport",
     "InstructionAgreement",
     "InstructionRow",
@@ -64,15 +74,19 @@ __all__ = [
     "ReportKind",
     "RunListing",
     "RunReport",
+    "Series",
     "WorstCase",
     "build_run_report",
     "generic_group",
     "latencies",
     "list_run_listings",
+    "mark_feedback",
+    "read_diagram",
     "render_comparison_page",
     "render_error",
     "render_report",
     "render_run_list",
+    "scatter_chart",
     "targets_of",
     "write_report",
 ]

@@ -114,7 +114,7 @@ def targets_of(run: RunInfo, rows: Iterable[CaseRow]) -> list[str]:
 
 def _case_line(r: CaseRow) -> CaseLine:
     return CaseLine(r.suite, r.target, r.case_name, r.repeat, r.status, r.score, r.latency_s,
-                    r.cost, r.cached, r.error)
+                    r.cost, r.cached, r.error, r.output_tokens)
 
 
 def latencies(rows: Iterable[CaseRow]) -> LatencyStats:

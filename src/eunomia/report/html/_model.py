@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from eunomia.apollon import ApollonDiagram
 from eunomia.report._leaderboard import Columns, LeaderboardRow
 from eunomia.stats import quantile
 
@@ -79,6 +80,7 @@ class CaseLine:
     cost: float | None
     cached: bool
     error: str | None
+    output_tokens: int = 0
 
 
 # --- structured-grading sections -------------------------------------------------------------
@@ -140,6 +142,37 @@ class FeedbackView:
     credits: float
     instruction: str
     """The instruction it names (textual id), ``unknown #N``, or empty."""
+    element_ids: tuple[str, ...] = ()
+    """The diagram elements (or relationships) it names (``elementIds``)."""
+    marks: tuple[int, ...] = ()
+    """The numbered badges of those elements in the drawn submission."""
+    unplaced: tuple[str, ...] = ()
+    """Named ids the submission does not have (nothing to outline)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CaseDiagram:
+    """A case's submission as the report draws it."""
+
+    diagram: ApollonDiagram | None
+    """``None`` when it could not be found or read (``note`` says why)."""
+    source: str = ""
+    """Where it came from: the stored request, the stored scenario, the case file."""
+    note: str = ""
+    highlight: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Element or relationship id → the feedback labels naming it, badge order."""
+
+
+@dataclass(frozen=True, slots=True)
+class CriterionMiss:
+    """A criterion whose instruction was missed or returned without being expected."""
+
+    criterion: str
+    title: str
+    missed: tuple[str, ...]
+    """Expected instructions that did not come back."""
+    extra: tuple[str, ...]
+    """Returned instructions that were not expected (in place of the missed ones)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +190,10 @@ class WorstCase:
     extra: tuple[str, ...]
     unrecognized: tuple[int, ...]
     diagram: str | None
+    """The submission as text."""
     feedback: tuple[FeedbackView, ...]
+    drawing: CaseDiagram | None = None
+    criteria: tuple[CriterionMiss, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +203,11 @@ class FailedCase:
     status: str
     error: str
     attempts: int
+    expected: tuple[str, ...] = ()
+    """The instructions the case expects (textual ids), when the kind knows them."""
+    drawing: CaseDiagram | None = None
+    diagram: str | None = None
+    """The submission as text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +272,10 @@ class GroupReport:
     """The kind's aggregates of this group (for the leaderboard of a matrix run)."""
     structured: bool = False
     """A structured-grading group: detection, criteria, confusion, worst cases."""
+    example: ApollonDiagram | None = None
+    """The example solution, drawn beside each worst and failed case's submission."""
+    undrawn_failures: int = 0
+    """Failed cases whose diagram is left out (past the limit of drawings)."""
 
     @property
     def key(self) -> str:

@@ -19,7 +19,10 @@ from eunomia.compare import Comparison, MetricDelta
 from eunomia.files import write_text_atomic
 from eunomia.report.html._charts import Bar, hbar_chart, heat_table, histogram, paired_hbar_chart
 from eunomia.report.html._data import list_run_listings
+from eunomia.report.html._diagrams import ExampleFigure, example_figure, figures
 from eunomia.report.html._model import GroupReport, Metric, RunReport
+from eunomia.report.html._plots import Fit, FrontPoint, Series, front_chart, scatter_chart
+from eunomia.stats import linear_fit
 from eunomia.store import RunStore
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
@@ -113,7 +116,7 @@ def _environment() -> jinja2.Environment:
     env.filters.update(pct=fmt_pct, score=fmt_score, num=fmt_num, cost=fmt_cost,
                        seconds=fmt_seconds, metric=fmt_metric, unit=fmt_unit, delta=fmt_delta,
                        pvalue=fmt_p)
-    env.globals.update(csp=CSP, version=__version__)
+    env.globals.update(csp=CSP, version=__version__, figures=figures)
     return env
 
 
@@ -133,6 +136,8 @@ class GroupCharts:
     detection: Markup | None = None
     latency: Markup | None = None
     confusion: list[Markup] = field(default_factory=list)
+    example: ExampleFigure | None = None
+    """The example solution, drawn once and shown beside every drawn case."""
 
 
 @dataclass(slots=True)
@@ -140,6 +145,10 @@ class RunCharts:
     groups: list[GroupCharts]
     model_cost: Markup | None
     latency: Markup | None
+    speed: Markup | None = None
+    """Latency against output tokens."""
+    front: Markup | None = None
+    """Score against cost of the targets of a matrix run."""
 
 
 def _tone(rate: float | None) -> str:
@@ -148,7 +157,9 @@ def _tone(rate: float | None) -> str:
     return "good" if rate >= 0.9 else ("warn" if rate >= 0.7 else "bad")
 
 
-def group_charts(group: GroupReport) -> GroupCharts:
+def group_charts(group: GroupReport, ident: str, *, latency: bool = True) -> GroupCharts:
+    """``ident``: unique in the page (the example solution's drawing is referred to by it);
+    ``latency``: draw the group's latency (a run of one group shows the run's only)."""
     charts = GroupCharts()
     if group.criteria:
         charts.detection = hbar_chart(
@@ -160,20 +171,64 @@ def group_charts(group: GroupReport) -> GroupCharts:
                    and m.title != m.criterion else m.criterion)
         for m in group.confusion
     ]
-    if group.latency.values:
+    if latency and group.latency.values:
         charts.latency = histogram(group.latency.values,
                                    title=f"Latency distribution: {group.key}")
+    drawn = group.worst or any(f.drawing is not None for f in group.failures)
+    if group.example is not None and drawn:
+        charts.example = example_figure(group.example, f"eu-example-{ident}")
     return charts
 
 
-def run_charts(report: RunReport) -> RunCharts:
+def speed_chart(report: RunReport) -> Markup | None:
+    """Latency against output tokens of every request made (a colour per target), with
+    the least-squares line; ``None`` when no case reported its output tokens."""
+    by_target: dict[str, tuple[list[float], list[float]]] = {}
+    for c in report.cases:
+        if c.latency_s is not None and not c.cached and c.output_tokens > 0:
+            xs, ys = by_target.setdefault(c.target, ([], []))
+            xs.append(float(c.output_tokens))
+            ys.append(c.latency_s)
+    if not by_target:
+        return None
+    xs = [x for v in by_target.values() for x in v[0]]
+    ys = [y for v in by_target.values() for y in v[1]]
+    fit = linear_fit(xs, ys) if len(set(xs)) >= 2 else None
+    line = None if fit is None else Fit(
+        fit.slope, fit.intercept, f"{1000 * fit.slope:.3g} s per 1,000 tokens"
+        + (f", R² {fit.r2:.2f}" if fit.r2 is not None else ""))
+    return scatter_chart([Series(t, *v) for t, v in sorted(by_target.items())], fit=line,
+                         title="Latency vs output length", x_label="output tokens",
+                         y_label="latency (s)")
+
+
+def front_of(report: RunReport) -> Markup | None:
+    """Score against cost of each target of a matrix run (two or more with both known)."""
+    lc = report.leaderboard_columns
+    points = [FrontPoint(r.target, r.total_cost, r.score.estimate, r.score.low,
+                         r.score.high, r.pareto)
+              for r in report.leaderboard if r.total_cost is not None and r.score is not None]
+    if len(points) < 2 or lc is None:
+        return None
+    return front_chart(points, title="Cost and quality of each " + lc.target.lower(),
+                       x_label=lc.cost, y_label=lc.score, cost=fmt_cost)
+
+
+def run_charts(report: RunReport, *, groups: bool = True, ident: str = "r") -> RunCharts:
+    """The charts of a run's page; ``groups=False``: only the run's latency and cost (what
+    a comparison shows of each side)."""
     costs = [m for m in report.model_costs if m.cost is not None]
     model_cost = hbar_chart(
         [Bar(m.model, m.cost, "primary", f"{m.calls} calls") for m in costs],
         title="Cost per model", fmt=fmt_cost) if costs else None
     latency = histogram(report.latency.values, title="Latency of every request") \
         if report.latency.values else None
-    return RunCharts([group_charts(g) for g in report.groups], model_cost, latency)
+    if not groups:
+        return RunCharts([GroupCharts() for _ in report.groups], model_cost, latency)
+    several = len(report.groups) > 1
+    return RunCharts([group_charts(g, f"{ident}{k}", latency=several)
+                      for k, g in enumerate(report.groups)],
+                     model_cost, latency, speed_chart(report), front_of(report))
 
 
 # --- pages ------------------------------------------------------------------------------------
@@ -262,7 +317,7 @@ def render_comparison_page(a: RunReport, b: RunReport, comparison: Comparison | 
     names = (a.name, b.name) if a.name != b.name else (f"A: {a.name}", f"B: {b.name}")
     return environment().get_template("compare.html.j2").render(
         a=a, b=b, cmp=comparison, names=names, links=links, note=note,
-        charts_a=run_charts(a), charts_b=run_charts(b),
+        charts_a=run_charts(a, groups=False), charts_b=run_charts(b, groups=False),
         criteria_charts=comparison_charts(a, b, names),
         deltas=comparison.overall.metrics() if comparison else simple_deltas(a, b),
         fallback_changes=[] if comparison else score_changes(a, b),
