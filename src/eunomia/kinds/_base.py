@@ -146,6 +146,9 @@ class Exported:
     consistency: Any = None
     """The kind's consistency across repeats (with ``--repeat`` > 1), if it keeps it apart."""
     files: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """Systematic problems of these results that make a figure mean nothing (every answer
+    the same, no instruction named...): shown in the terminal, the files and the report."""
 
 
 class LiveExport(Protocol):

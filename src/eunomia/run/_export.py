@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from eunomia.files import write_text_atomic
 from eunomia.kinds import Exported, Kind, LiveExport, kind_named
@@ -62,5 +63,7 @@ def print_results(console: Console, kind: Kind, exported: Sequence[Exported],
     """Each summary, then the leaderboard of a run with several targets."""
     for e in exported:
         kind.print_summary(console, e)
+        for warning in e.warnings:
+            console.print(f"[bold red]warning:[/] {escape(warning)}", soft_wrap=True)
     if rows:
         print_leaderboard(console, rows, kind.columns)

@@ -127,6 +127,11 @@ class _Build:
     ) -> tuple[tuple[int, ...], dict[str, dict[int, int]]]:
         """Default expected ids, and per test case ``{default id: replacement id}``."""
         default: list[int] = []
+        if self.m.default_expected is None:  # unlabelled: no expectation, so no diff either
+            for original in self.m.test_case_diffs:
+                self.err(("test_case_diffs", original), "test_case_diffs need default_expected "
+                         "(this scenario has none: it is unlabelled)")
+            return (), {}
         for i, tid in enumerate(self.m.default_expected):
             ins = by_textual.get(tid)
             if ins is None:
@@ -276,6 +281,7 @@ def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
         ),
         criteria=criteria,
         default_expected=default,
+        labelled=manifest.default_expected is not None,
         test_cases=test_cases,
         invalid_cases=bad,
         diagnostics=diags,

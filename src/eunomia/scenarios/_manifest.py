@@ -63,7 +63,9 @@ class Manifest(BaseModel):
     server_url: OptionalUrl = ""
     exercise: ManifestExercise
     criteria: list[ManifestCriterion]
-    default_expected: list[str]
+    default_expected: list[str] | None = None
+    """The instructions a perfect solution gets; omitted, the scenario is *unlabelled*: its
+    cases have no expectations and only what needs none is measured."""
     test_case_diffs: dict[str, dict[str, str] | None] = Field(default_factory=dict)
     """``{default instruction id: {test case name: replacement instruction id}}``."""
 

@@ -84,6 +84,10 @@ class Scenario:
     criteria: tuple[Criterion, ...]
     default_expected: tuple[int, ...]
     test_cases: list[TestCase]
+    labelled: bool = True
+    """False when the manifest gives no ``default_expected``: the cases have no expected
+    instructions, so correctness is not measured (consistency, feedback, cost, latency and
+    failures are)."""
     invalid_cases: list[InvalidTestCase] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     instructions: dict[int, Instruction] = field(default_factory=dict)

@@ -46,6 +46,7 @@ def scenario_to_json(sc: Scenario) -> dict[str, Any]:
             for c in sc.criteria
         ],
         "default_expected": list(sc.default_expected),
+        "labelled": sc.labelled,
         "test_cases": [
             {"name": t.name, "path": str(t.path), "submission_id": t.submission_id,
              "expected": list(t.expected), "diff_instructions": sorted(t.diff_instructions),
@@ -87,6 +88,7 @@ def scenario_from_json(data: dict[str, Any]) -> Scenario:
                           ex["problem_statement"], ex["example_solution"], ex["meta"]),
         criteria=criteria,
         default_expected=tuple(data["default_expected"]),
+        labelled=bool(data.get("labelled", True)),
         test_cases=[
             TestCase(t["name"], Path(t["path"]), t["submission_id"], "", tuple(t["expected"]),
                      frozenset(t["diff_instructions"]), t["diagram_type"])

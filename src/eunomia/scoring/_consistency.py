@@ -58,7 +58,8 @@ def case_consistency(scenario: Scenario, outcomes: Sequence[CaseOutcome]) -> Cas
         for c in scenario.criteria
     }
     flips = [r for r in (flip_rate(list(v)) for v in labels.values()) if r is not None]
-    scores = [o.score.score_percent for o in scored if o.score]
+    # an unlabelled scenario's cases have no score: only what they returned is compared
+    scores = [o.score.score_percent for o in scored if o.score and o.score.labelled]
     returned_sets = {frozenset(o.score.returned) for o in scored if o.score}
     return CaseConsistency(
         case=outcomes[0].case if outcomes else "",
@@ -72,7 +73,7 @@ def case_consistency(scenario: Scenario, outcomes: Sequence[CaseOutcome]) -> Cas
         score_min=min(scores) if scores else None,
         score_max=max(scores) if scores else None,
         detected_share=(sum(o.score.detected_correctly for o in scored if o.score) / n
-                        if n else None),
+                        if n and scenario.labelled else None),
         consistent=len(returned_sets) <= 1,
     )
 

@@ -66,6 +66,10 @@ class CaseScore:
     wrong_less: int
     wrong_more: int
     criteria_results: tuple[CriterionResult, ...] = field(default=())
+    labelled: bool = True
+    """False for a case of an unlabelled scenario: nothing was expected, so the correctness
+    fields (missing, extra, expected score, fully correct, detected, score %) mean nothing
+    and every output leaves them out; returned, unrecognized and unreferenced still hold."""
 
 
 def _sign(x: float) -> int:
@@ -96,6 +100,14 @@ def score_case(
             seen.add(sgi)
             returned.append(sgi)
 
+    if not scenario.labelled:
+        return CaseScore(
+            expected=(), returned=tuple(returned), missing=(), extra=(),
+            unrecognized=tuple(unrecognized), unreferenced_feedback=unreferenced,
+            duplicates=tuple(duplicates), diff_instructions=(), expected_score=0.0,
+            returned_score=sum(known[i].credits for i in returned), fully_correct=False,
+            score_match=False, detected_correctly=False, score_percent=0.0, wrong_less=0,
+            wrong_more=0, labelled=False)
     expected = case.expected
     expected_set = set(expected)
     missing = tuple(i for i in expected if i not in seen)

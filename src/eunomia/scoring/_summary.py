@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 
 from eunomia.scenarios import Scenario
@@ -68,6 +69,17 @@ class ScenarioSummary:
     """Score % of every scored case, for confidence intervals."""
     criteria: dict[int, CriterionStats] = field(default_factory=dict)
     instructions: dict[int, InstructionStats] = field(default_factory=dict)
+    feedback_items: int = 0
+    """Feedback items of the scored cases."""
+    sgi_items: int = 0
+    """... of which named a structured grading instruction (known to the scenario or not)."""
+    unrecognized_ids: int = 0
+    """Distinct SGI ids per scored case that are not instructions of the scenario, summed."""
+    cases_with_unrecognized: int = 0
+    answers: Counter[tuple[int, ...]] = field(default_factory=Counter)
+    """How many scored cases got each set of returned instructions (sorted ids)."""
+    cached: int = 0
+    """Cases answered from the response cache (no request made)."""
 
     def __post_init__(self) -> None:
         self.criteria = {c.id: CriterionStats() for c in self.scenario.criteria}
@@ -75,6 +87,7 @@ class ScenarioSummary:
 
     def add(self, outcome: CaseOutcome) -> None:
         self.total += 1
+        self.cached += outcome.cached
         if outcome.request_time_s is not None:
             self.request_time_sum += outcome.request_time_s
             self.request_timed += 1
@@ -95,6 +108,14 @@ class ScenarioSummary:
             )
             return
         self.scored += 1
+        self.feedback_items += len(outcome.feedback)
+        self.sgi_items += sum(f.structured_grading_instruction_id is not None
+                              for f in outcome.feedback)
+        self.unrecognized_ids += len(score.unrecognized)
+        self.cases_with_unrecognized += bool(score.unrecognized)
+        self.answers[tuple(sorted(score.returned))] += 1
+        if not score.labelled:
+            return  # nothing was expected: no correctness to count
         self.fully_correct += score.fully_correct
         self.score_matched += score.score_match
         self.detected += score.detected_correctly
@@ -129,8 +150,13 @@ class ScenarioSummary:
         return self.total - self.scored
 
     @property
+    def labelled(self) -> bool:
+        """Whether correctness is measured (the scenario has expectations)."""
+        return self.scenario.labelled
+
+    @property
     def average_score_percent(self) -> float | None:
-        return self.score_percent_sum / self.scored if self.scored else None
+        return self.score_percent_sum / len(self.score_values) if self.score_values else None
 
     @property
     def total_cost(self) -> float | None:

@@ -29,8 +29,8 @@ class ScenarioFacts:
             return None
         scenario, prices = found
         s = outcome_from_row(self.store, scenario, prices, row).score
-        if s is None:
-            return None
+        if s is None or not s.labelled:
+            return None  # unlabelled: the stored row is all there is (no score)
 
         def by_criterion(ids: tuple[int, ...]) -> dict[str, frozenset[str]]:
             out: dict[str, set[str]] = {}

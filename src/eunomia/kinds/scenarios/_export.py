@@ -12,6 +12,7 @@ from eunomia.files import file_safe
 from eunomia.kinds import Exported, Finished
 from eunomia.kinds.scenarios._files import ScenarioExporter
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
+from eunomia.kinds.scenarios._warnings import run_warnings
 from eunomia.scenarios import Scenario
 from eunomia.scoring import CaseOutcome, ConsistencySummary, ScenarioSummary
 from eunomia.store import RunInfo, RunStore
@@ -52,9 +53,11 @@ class ScenarioExport:
             "eunomia_version": run.eunomia_version,
             "repeats": run.settings.get("repeats", 1),
         }
-        files = self.exporter.finish(self.summary, meta, self.consistency)
+        warnings = run_warnings(self.summary)
+        files = self.exporter.finish(self.summary, meta, self.consistency, warnings)
         return Exported(self.target, self.folder, self.summary, suite=self.scenario.name,
-                        failed=self.summary.failed, consistency=self.consistency, files=files)
+                        failed=self.summary.failed, consistency=self.consistency, files=files,
+                        warnings=warnings)
 
 
 class ScenarioLiveExport:

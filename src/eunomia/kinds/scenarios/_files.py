@@ -101,7 +101,15 @@ def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
         "cached": outcome.cached,
         "request_time_s": outcome.request_time_s,
     }
-    if s is not None:
+    if s is not None and not s.labelled:
+        out |= {  # an unlabelled scenario: nothing was expected, so no correctness field
+            "returned_score": s.returned_score,
+            "returned_instructions": refs(s.returned),
+            "unmapped_instruction_ids": list(s.unrecognized),
+            "unreferenced_feedback_count": s.unreferenced_feedback,
+            "duplicate_instructions": refs(s.duplicates),
+        }
+    elif s is not None:
         out |= {
             "expected_score": s.expected_score,
             "returned_score": s.returned_score,
@@ -121,7 +129,7 @@ def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
             "duplicate_instructions": refs(s.duplicates),
         }
     out["cost"] = cost_json(outcome.cost)
-    if s is not None:
+    if s is not None and s.labelled:
         out["criteria_results"] = [
             {
                 "criterion_id": c.criterion_id,
@@ -141,30 +149,40 @@ def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
 
 def table_row(outcome: CaseOutcome) -> list[str]:
     s = outcome.score
+    judged = s if s is not None and s.labelled else None  # unlabelled: no correctness
     return [
         outcome.case,
-        ("Yes" if s.detected_correctly else "No") if s else "",
-        _num(s.score_percent, 4) if s else "",
-        _num(s.expected_score, 4) if s else "",
+        ("Yes" if judged.detected_correctly else "No") if judged else "",
+        _num(judged.score_percent, 4) if judged else "",
+        _num(judged.expected_score, 4) if judged else "",
         _num(s.returned_score, 4) if s else "",
         _num(outcome.cost.total_cost) if outcome.cost.details else "",
         _num(outcome.request_time_s, 3),
-        str(s.wrong_less) if s else "",
-        str(s.wrong_more) if s else "",
+        str(judged.wrong_less) if judged else "",
+        str(judged.wrong_more) if judged else "",
         outcome.status.value,
         outcome.error or "",
         str(outcome.repeat),
     ]
 
 
+NOT_MEASURED = "not measured (unlabelled)"
+
+
 def summary_rows(summary: ScenarioSummary) -> list[tuple[str, str]]:
     """The document's metrics, in its order, then Eunomia's additions."""
+    labelled = summary.labelled
+
+    def correct(value: str) -> str:
+        return value if labelled else NOT_MEASURED
+
     return [
         ("Total Cases", str(summary.total)),
-        ("Fully Correct Cases", str(summary.fully_correct)),
-        ("Score Matched Count", str(summary.score_matched)),
-        ("Average Test Case Score", _num(summary.average_score_percent, 4)),
-        ("Correctly Detected Test Cases / Total Cases", f"{summary.detected}/{summary.total}"),
+        ("Fully Correct Cases", correct(str(summary.fully_correct))),
+        ("Score Matched Count", correct(str(summary.score_matched))),
+        ("Average Test Case Score", correct(_num(summary.average_score_percent, 4))),
+        ("Correctly Detected Test Cases / Total Cases",
+         correct(f"{summary.detected}/{summary.total}")),
         ("Total Cost", _num(summary.total_cost)),
         ("Average Cost", _num(summary.average_cost)),
         ("Average Request Time (s)", _num(summary.average_request_time_s, 3)),
@@ -173,21 +191,31 @@ def summary_rows(summary: ScenarioSummary) -> list[tuple[str, str]]:
         ("Cases With Unknown Cost", str(summary.cost_unknown)),
         ("Input Tokens", str(summary.input_tokens)),
         ("Output Tokens", str(summary.output_tokens)),
+        ("Feedback Items", str(summary.feedback_items)),
+        ("Feedback Items Naming An Instruction", str(summary.sgi_items)),
+        ("Cases Answered From The Cache", str(summary.cached)),
     ]
 
 
-def summary_json(summary: ScenarioSummary, meta: dict[str, Any]) -> dict[str, Any]:
+def summary_json(summary: ScenarioSummary, meta: dict[str, Any],
+                 warnings: list[str] | None = None) -> dict[str, Any]:
     sc = summary.scenario
+    labelled = summary.labelled
     return {
         **meta,
         "scenario": sc.name,
+        "warnings": list(warnings or []),
+        "labelled": labelled,
         "total_cases": summary.total,
         "scored_cases": summary.scored,
         "failed_cases": summary.failed,
-        "fully_correct_cases": summary.fully_correct,
-        "score_matched_count": summary.score_matched,
+        "fully_correct_cases": summary.fully_correct if labelled else None,
+        "score_matched_count": summary.score_matched if labelled else None,
         "average_test_case_score": summary.average_score_percent,
-        "correctly_detected_cases": summary.detected,
+        "correctly_detected_cases": summary.detected if labelled else None,
+        "feedback_items": summary.feedback_items,
+        "feedback_items_naming_an_instruction": summary.sgi_items,
+        "cases_answered_from_the_cache": summary.cached,
         "total_cost": summary.total_cost,
         "average_cost": summary.average_cost,
         "cases_with_unknown_cost": summary.cost_unknown,
@@ -299,7 +327,8 @@ class ScenarioExporter:
             case_json(self.scenario, outcome), option=orjson.OPT_INDENT_2))
 
     def finish(self, summary: ScenarioSummary, meta: dict[str, Any],
-               consistency: ConsistencySummary | None = None) -> list[Path]:
+               consistency: ConsistencySummary | None = None,
+               warnings: list[str] | None = None) -> list[Path]:
         """Wait for the case files, then write the tables and JSON files; returns them all."""
         self._files.close()
         sc = self.scenario
@@ -332,7 +361,7 @@ class ScenarioExporter:
               str(st.missed), _num(None if st.miss_rate is None else 100 * st.miss_rate, 2),
               str(st.returned_unexpected)]
              for i in sc.instructions.values() for st in (summary.instructions[i.id],))))
-        data = summary_json(summary, meta)
+        data = summary_json(summary, meta, warnings)
         if consistency is not None:
             data["consistency"] = consistency_json(sc, consistency)
         write(self.folder / "scenario_results.json", lambda p: write_text_atomic(

@@ -18,6 +18,7 @@ from eunomia.athena import AthenaFeedback
 from eunomia.errors import EunomiaError
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.kinds.scenarios._terminal import scenario_row
+from eunomia.kinds.scenarios._warnings import run_warnings
 from eunomia.pricing import PriceTable
 from eunomia.report import LeaderboardRow, rank
 from eunomia.report.html import (
@@ -46,6 +47,8 @@ from eunomia.scenarios import Scenario
 from eunomia.scoring import CaseOutcome, ConsistencySummary, ScenarioSummary
 from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
+_CORRECTNESS = frozenset({"Mean case score", "Detected correctly", "Fully correct",
+                          "Score matched"})
 _DIAGRAM_MARKER = "Student's diagram:"
 """Where the engine's user prompt puts the rendered diagram (LLM targets)."""
 _MAX_DIAGRAM_CHARS = 20_000
@@ -87,10 +90,12 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
         summary.add(o)
         for line in o.cost.details:
             costs.add(line.llm, 1, line.input_tokens, line.output_tokens, line.total)
-    group = GroupReport(scenario.name, target, "scenarios", summary=summary, structured=True)
+    group = GroupReport(scenario.name, target, "scenarios", summary=summary,
+                        structured=scenario.labelled, warnings=run_warnings(summary))
     group.total, group.failed = summary.total, summary.failed
     group.mean_score = summary.average_score_percent
-    group.detection_rate = summary.detected / summary.scored if summary.scored else None
+    group.detection_rate = summary.detected / summary.scored \
+        if summary.scored and scenario.labelled else None
     group.cost = summary.total_cost
     group.latency = latencies(rows)
     group.metrics = [
@@ -109,7 +114,12 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
         Metric("Mean latency", group.latency.mean, "seconds"),
         Metric("Input / output tokens", None, "text",
                f"{summary.input_tokens:,} / {summary.output_tokens:,}"),
+        Metric("Feedback items (naming an instruction)", None, "text",
+               f"{summary.feedback_items:,} ({summary.sgi_items:,})"),
     ]
+    if not scenario.labelled:  # nothing expected: no correctness figure at all
+        group.metrics = [m for m in group.metrics if m.label not in _CORRECTNESS] + [
+            Metric("Correctness", None, "text", "not measured (unlabelled scenario)")]
     group.criteria = [
         CriterionRow(c.textual_id, c.title, summary.criteria[c.id].cases,
                      summary.criteria[c.id].missed)
@@ -121,7 +131,7 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
         for i in scenario.instructions.values()
         for st in [summary.instructions[i.id]]
     ]
-    group.confusion = confusion_matrices(scenario, outcomes)
+    group.confusion = confusion_matrices(scenario, outcomes) if scenario.labelled else []
     drawings = _Drawings(store, scenario)
     group.worst = _worst(scenario, outcomes, worst_cases, drawings)
     group.failures, group.undrawn_failures = _failures(scenario, outcomes, drawings)
@@ -129,7 +139,7 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
         group.example, _ = read_diagram(scenario.exercise.example_solution)
     by_case: dict[str, list[float]] = defaultdict(list)
     for o in outcomes:
-        if o.ok and o.score is not None:
+        if o.ok and o.score is not None and o.score.labelled:
             by_case[o.case].append(o.score.score_percent)
     group.case_scores = {c: sum(v) / len(v) for c, v in by_case.items()}
     group.consistency = consistency(scenario, outcomes, repeats)
@@ -179,7 +189,8 @@ def confusion_matrices(scenario: Scenario,
 
 def _worst(scenario: Scenario, outcomes: Sequence[CaseOutcome], limit: int,
            drawings: _Drawings) -> list[WorstCase]:
-    scored = [o for o in outcomes if o.ok and o.score is not None and not o.score.fully_correct]
+    scored = [o for o in outcomes if o.ok and o.score is not None and o.score.labelled
+              and not o.score.fully_correct]
     scored.sort(key=lambda o: (o.score.score_percent if o.score else 0.0,
                                o.score.detected_correctly if o.score else False,
                                o.case, o.repeat))

@@ -23,7 +23,7 @@ def case_row(outcome: CaseOutcome) -> CaseRow:
         suite=outcome.scenario, target=outcome.target, case_name=outcome.case,
         repeat=outcome.repeat, status=outcome.status.value, error=outcome.error,
         attempts=outcome.attempts, latency_s=outcome.request_time_s, cached=outcome.cached,
-        score=s.score_percent if s is not None else None,
+        score=s.score_percent if s is not None and s.labelled else None,
         input_tokens=outcome.cost.input_tokens, output_tokens=outcome.cost.output_tokens,
         cost=outcome.cost.total_cost if outcome.cost.details else None,
         request=outcome.request_hash, response=outcome.response_hash, finished=now(),

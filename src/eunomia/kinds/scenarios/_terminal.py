@@ -31,6 +31,10 @@ def print_scenario_summary(console: Console, summary: ScenarioSummary, folder: s
         metrics.add_row(name, value or "-", style=style)
     console.print(metrics)
 
+    if not sc.labelled:  # nothing expected: no miss to show
+        _print_failures(console, summary)
+        console.print(f"Results: {escape(folder)}")
+        return
     criteria = Table(title="Where it struggles: criteria", title_justify="left")
     criteria.add_column("Criterion")
     criteria.add_column("Cases", justify="right")
@@ -62,6 +66,11 @@ def print_scenario_summary(console: Console, summary: ScenarioSummary, folder: s
                           _pct(ist.miss_rate), str(ist.returned_unexpected))
         console.print(table)
 
+    _print_failures(console, summary)
+    console.print(f"Results: {escape(folder)}")
+
+
+def _print_failures(console: Console, summary: ScenarioSummary) -> None:
     if summary.failures:
         table = Table(title=f"Failed cases ({len(summary.failures)})", title_justify="left",
                       style="red")
@@ -81,7 +90,6 @@ def print_scenario_summary(console: Console, summary: ScenarioSummary, folder: s
             + ", ".join(escape(m) for m in sorted(summary.unknown_models))
             + " in llm_cost.yml; their cost is unknown"
         )
-    console.print(f"Results: {escape(folder)}")
 
 
 def print_consistency(console: Console, consistency: ConsistencySummary) -> None:
@@ -128,7 +136,8 @@ def scenario_row(target: str, summaries: Sequence[ScenarioSummary],
         cases=total,
         failed=total - scored,
         score=bootstrap_mean_ci(scores),
-        detection_rate=(sum(s.detected for s in summaries) / total) if total else None,
+        detection_rate=(sum(s.detected for s in summaries) / total)
+        if total and all(s.labelled for s in summaries) else None,
         total_cost=sum(known) if known else None,
         mean_latency_s=(sum(s.request_time_sum for s in summaries) / timed
                         if timed else None),

@@ -102,6 +102,7 @@ def build_run_report(store: RunStore, run: RunInfo, kind: ReportKind, *,
                       for target in targets_of(run, suite_rows)]
         report.groups += groups
     report.model_costs = costs.result()
+    report.warnings = [f"{g.key}: {w}" for g in report.groups for w in g.warnings]
     if len(run.targets) > 1:
         report.leaderboard = kind.report_leaderboard(store, run, report.groups, report.notes)
     return report

@@ -272,6 +272,8 @@ class GroupReport:
     """The kind's aggregates of this group (for the leaderboard of a matrix run)."""
     structured: bool = False
     """A structured-grading group: detection, criteria, confusion, worst cases."""
+    warnings: list[str] = field(default_factory=list)
+    """Systematic problems that make this group's figures mean nothing (said by its kind)."""
     example: ApollonDiagram | None = None
     """The example solution, drawn beside each worst and failed case's submission."""
     undrawn_failures: int = 0
@@ -307,6 +309,8 @@ class RunReport:
     latency: LatencyStats = field(default_factory=lambda: LatencyStats(()))
     cases: list[CaseLine] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """Every group's warnings, named by group, for the top of the page."""
     leaderboard: list[LeaderboardRow] = field(default_factory=list)
     """With several targets (a matrix run): one ranked row per target, as in the terminal."""
     leaderboard_columns: Columns | None = None

@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jinja2
 from markupsafe import Markup
+
+if TYPE_CHECKING:
+    import jinja2
 
 from eunomia import __version__
 from eunomia.compare import Comparison, MetricDelta
@@ -106,6 +109,8 @@ def fmt_p(value: float | None) -> str:
 
 
 def _environment() -> jinja2.Environment:
+    import jinja2  # when a page is first rendered: a run that writes no page does not load it
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(_TEMPLATES),
         autoescape=True,

@@ -1,0 +1,42 @@
+"""Systematic problems of a scenario run, said loudly: a figure that measures nothing must
+never pass as a result (a system that names no instruction scores 0 %, not "a bad system")."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from eunomia.scoring import ScenarioSummary
+
+MOST_ALIKE = 0.9
+"""Warn when one answer (set of instructions) covers at least this share of the cases."""
+FEW = 3
+"""Fewer scored cases than this say nothing about a pattern."""
+
+
+def run_warnings(summary: ScenarioSummary) -> list[str]:
+    """What is wrong with the whole run of one scenario on one target, in words."""
+    out: list[str] = []
+    s = summary
+    if not s.labelled:
+        out.append("unlabelled scenario (no default_expected): correctness is not measured; "
+                   "consistency across --repeat, feedback, cost, latency and failures are")
+    if s.total and s.failed == s.total:
+        reasons = Counter(f.reason for f in s.failures)
+        reason, count = reasons.most_common(1)[0]
+        if count == s.total:
+            out.append(f"every case failed with the same error: {reason}")
+    if s.scored and s.feedback_items and not s.sgi_items:
+        out.append(f"the system returned {s.feedback_items} feedback item(s) and no structured "
+                   "grading instruction ids: SGI scores measure nothing")
+    elif s.scored and not s.feedback_items:
+        out.append("the system returned no feedback at all on any case")
+    if s.scored >= FEW and s.sgi_items:
+        answer, count = s.answers.most_common(1)[0]
+        if count >= MOST_ALIKE * s.scored:
+            what = f"{len(answer)} instruction(s)" if answer else "no instruction"
+            out.append(f"the system returned the same answer ({what}) on {count} of "
+                       f"{s.scored} cases: its answers hardly depend on the submission")
+    if s.unrecognized_ids and s.cases_with_unrecognized * 2 >= s.scored:
+        out.append(f"{s.unrecognized_ids} returned SGI id(s) on {s.cases_with_unrecognized} "
+                   f"case(s) are not instructions of this scenario")
+    return out
