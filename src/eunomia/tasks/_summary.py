@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
@@ -190,6 +191,16 @@ class TasksSummary:
     scored (``failures.json`` lists all of them)."""
     failure_count: int = 0
     """Cases not scored (every one counted)."""
+    judge_scores: Counter[int] = field(default_factory=Counter)
+    """How often the judge gave each score (its own verdicts; with ``--judge none`` the
+    checks' verdicts)."""
+    answers: int = 0
+    """Candidate answers read (cases not failed or invalid)."""
+    empty_answers: int = 0
+    distinct_answers: int = 0
+    """Distinct candidate answers, counted up to 2 (enough to tell "all the same")."""
+    failure_reasons: Counter[str] = field(default_factory=Counter)
+    """The reasons of the cases that failed, up to :data:`FAILURES_KEPT` distinct ones."""
 
 
 def _group_values(suite: str, meta: CaseMeta | None) -> Iterator[tuple[str, str]]:
@@ -272,6 +283,7 @@ class SummaryBuilder:
         self._latencies = array("d")
         self._speed = SpeedRows()
         self.out.speed = self._speed
+        self._seen_answers: list[str] = []
 
     def _group(self, grouping: str, value: str) -> _Group:
         found = self._groups[grouping].get(value)
@@ -310,6 +322,9 @@ class SummaryBuilder:
             out.failure_count += 1
             if len(out.failures) < FAILURES_KEPT:
                 out.failures.append(failure)
+            if r.status == "failed" and (failure[4] in out.failure_reasons
+                                         or len(out.failure_reasons) < FAILURES_KEPT):
+                out.failure_reasons[failure[4]] += 1
         out.cache_hits += int(r.cached)
         if r.status == "invalid":
             return
@@ -343,6 +358,9 @@ class SummaryBuilder:
             self._repeats.add(self._case_row, r.repeat, score)
         if res is None:
             return
+        if r.status != "failed":
+            self._answer(res.response)
+        out.judge_scores.update(v.score for v in res.all_verdicts() if v.score is not None)
         for verdicts in (res.verdicts, *(t.verdicts for t in res.turns)):
             if len(verdicts) >= 2:
                 self._unit_sizes.append(len(verdicts))
@@ -371,6 +389,14 @@ class SummaryBuilder:
                 r.suite, r.case_name, r.repeat, s.expected_words, s.output_words,
                 s.output_tokens, s.latency_s, s.time_to_first_token_s, s.words_per_second,
                 s.length_adherence))
+
+    def _answer(self, text: str) -> None:
+        out = self.out
+        out.answers += 1
+        out.empty_answers += not text.strip()
+        if out.distinct_answers < 2 and text not in self._seen_answers:
+            self._seen_answers.append(text)
+            out.distinct_answers += 1
 
     def _agreement(self) -> Agreement:
         units: list[list[float | None]] = []

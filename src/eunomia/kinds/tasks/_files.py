@@ -53,6 +53,7 @@ from eunomia.kinds.tasks._tables import (
     summary_row,
     table_row,
 )
+from eunomia.kinds.tasks._warnings import run_warnings
 from eunomia.pricing import PriceTable
 from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 from eunomia.tasks import (
@@ -137,7 +138,9 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
                     failures.add(failure_json(failure))
         failures.close()
     summary = builder.finish()
-    out = Exported(candidate, base, summary, failed=summary.failed + summary.invalid)
+    warnings = run_warnings(summary)
+    out = Exported(candidate, base, summary, failed=summary.failed + summary.invalid,
+                   warnings=warnings)
     out.files += yaml_files
     out.files.append(tables / "cases.csv")
     out.files.append(write_csv_dicts(tables / "summary.csv", SUMMARY_COLUMNS,
@@ -161,7 +164,8 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
                 svg.write(line + "\n")
         out.files.append(svg.path)
     out.files.append(write_json_streaming(
-        base / "tasks_results.json", summary_json(summary, run, streamed=True),
+        base / "tasks_results.json", summary_json(summary, run, streamed=True,
+                                                  warnings=warnings),
         (repeat_case_json(c) for c in rc.cases) if rc is not None else None))
     out.files.append(base / "failures.json")
     return out

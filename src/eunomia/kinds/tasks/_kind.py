@@ -15,8 +15,9 @@ from eunomia.errors import EunomiaError
 from eunomia.kinds import Exported, Validation
 from eunomia.kinds.tasks._files import export_tasks, stored_summary
 from eunomia.kinds.tasks._terminal import print_tasks_summary, task_row
+from eunomia.kinds.tasks._warnings import run_warnings
 from eunomia.report import Columns, LeaderboardRow, rank
-from eunomia.report.html import CostBook, GroupReport
+from eunomia.report.html import CostBook, GroupReport, generic_group, targets_of
 from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 from eunomia.tasks import load_suites
 
@@ -81,8 +82,21 @@ class TaskKind:
     # --- the HTML report and comparisons ---------------------------------------------------
     def report_groups(self, store: RunStore, run: RunInfo, suite: SuiteInfo,
                       rows: Sequence[CaseRow], costs: CostBook, notes: list[str], *,
-                      worst_cases: int, repeats: int) -> None:
-        return None  # the generic groups: status, score, cost and latency of every case
+                      worst_cases: int, repeats: int) -> list[GroupReport]:
+        """The generic groups (status, score, cost and latency of every case); a
+        candidate's run-level warnings go on its group of the run's first suite."""
+        groups = [generic_group(suite.name, t, run.kind, [r for r in rows if r.target == t],
+                                costs) for t in targets_of(run, rows)]
+        suites = store.suites(run)
+        if suites and suites[0].name == suite.name:
+            for g in groups:
+                try:
+                    g.warnings = run_warnings(stored_summary(store, run, g.target,
+                                                             g.target if len(run.targets) > 1
+                                                             else None))
+                except (EunomiaError, KeyError, TypeError, ValueError, ValidationError):
+                    notes.append("the stored suites cannot be read; no warnings checked")
+        return groups
 
     def report_leaderboard(self, store: RunStore, run: RunInfo,
                            groups: Sequence[GroupReport], notes: list[str]

@@ -244,7 +244,8 @@ def repeat_row(c: RepeatStat) -> dict[str, Any]:
             "flip_rate": _num(c.flip_rate)}
 
 
-def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False) -> dict[str, Any]:
+def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False,
+                 warnings: list[str] | None = None) -> dict[str, Any]:
     """The summary in JSON. ``streamed``: the repeat-consistency cases are left as
     :data:`LIST_HERE`, for the caller to write one at a time."""
     a = s.agreement
@@ -252,6 +253,7 @@ def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False) -> di
     fit = s.speed_fit
     return {
         "run_name": run.name, "run_status": run.status, "candidate": s.candidate,
+        "warnings": list(warnings or []),
         "judge": s.judge, "weights": s.weights, "cases": s.total, "scored": s.scored,
         "unscored": s.unscored, "failed": s.failed, "invalid": s.invalid,
         "overall": summary_row(s.overall) if s.overall else None,

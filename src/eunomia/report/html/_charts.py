@@ -82,6 +82,16 @@ def _top(values: Sequence[float | None], max_value: float | None) -> float:
     return max(known, default=0.0) or 1.0
 
 
+_STUB = 0.006
+"""The width (a share of the axis) a bar of value 0 is drawn with: seen, not mistaken for
+a missing value (its exact value is written beside it)."""
+
+
+def _visible(value: float, top: float) -> float:
+    """``value`` within the axis, at least a visible stub."""
+    return max(min(value, top), top * _STUB)
+
+
 def hbar_chart(bars: Sequence[Bar], *, title: str, max_value: float | None = None,
                fmt: Formatter = pct, width: int = WIDTH) -> Markup:
     """Horizontal bars, one row per label, the value printed at the right of each row."""
@@ -101,8 +111,7 @@ def hbar_chart(bars: Sequence[Bar], *, title: str, max_value: float | None = Non
         for y, bar, text in zip(rows, bars, shown, strict=True):
             tip = f"{bar.label}: {text}" + (f" — {bar.note}" if bar.note else "")
             if bar.value is not None:
-                value = min(max(bar.value, 0.0), top)
-                (patch,) = ax.barh([y], [value], height=0.68,
+                (patch,) = ax.barh([y], [_visible(bar.value, top)], height=0.68,
                                    color=TONES.get(bar.tone, TONES["primary"]))
                 marks(patch, f"bar {bar.tone}", tip)
             ax.text(1.01, y, text, transform=ax.get_yaxis_transform(), va="center",
@@ -135,7 +144,7 @@ def paired_hbar_chart(rows: Sequence[tuple[str, float | None, float | None]], *,
                 y = k + (j - 0.5) * 0.38
                 text = shown[2 * k + j]
                 if value is not None:
-                    (patch,) = ax.barh([y], [min(max(value, 0.0), top)], height=0.36,
+                    (patch,) = ax.barh([y], [_visible(value, top)], height=0.36,
                                        color=TONES[tone], label=short(name, 30)
                                        if k == 0 else None)
                     marks(patch, f"bar {tone}", f"{label}: {name} {text}")
