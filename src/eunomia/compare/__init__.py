@@ -1,7 +1,7 @@
 """Comparing two runs: per-case changes, paired tests, a verdict usable as a CI gate."""
 
-from eunomia.compare._compare import compare_runs
-from eunomia.compare._facts import CaseFacts, ComparedKind, RunFacts
+from eunomia.compare._compare import compare_runs, paired_overall
+from eunomia.compare._facts import Agg, CaseFacts, ComparedKind, RunFacts, facts_only
 from eunomia.compare._model import (
     CHANGE_KINDS,
     CaseChange,
@@ -20,6 +20,7 @@ from eunomia.compare._model import (
 
 __all__ = [
     "CHANGE_KINDS",
+    "Agg",
     "CaseChange",
     "CaseFacts",
     "ChangeKind",
@@ -36,4 +37,6 @@ __all__ = [
     "VerdictKind",
     "compare_runs",
     "comparison_to_json",
+    "facts_only",
+    "paired_overall",
 ]

@@ -234,14 +234,15 @@ def _binary(key: str, label: str, pairs: list[tuple[Agg, Agg]],
                        base.n > 0 and test.p_value < s.alpha, regressions, fixes, "rate")
 
 
-def _overall(kind: ComparedKind, aggs: list[tuple[Agg, Agg]], s: _Settings) -> OverallDelta:
+def _overall(score_label: tuple[str, str], detects: bool, aggs: list[tuple[Agg, Agg]],
+             s: _Settings) -> OverallDelta:
     both = [(a, b) for a, b in aggs if a.ok and b.ok]
     scored = [(a.score, b.score) for a, b in both if a.score is not None and b.score is not None]
-    label, unit = kind.compare_score
+    label, unit = score_label
     score = _bootstrapped("score", label, [x for x, _ in scored], [y for _, y in scored], s,
                           unit=unit, higher_is_better=True)
     detection = fully = None
-    if kind.detects:
+    if detects:
         detection = _binary("detection", "Detected correctly", both, lambda x: x.detection,
                             lambda x: x.detected, s)
         fully = _binary("fully_correct", "Fully correct", both, lambda x: x.fully_correct,
@@ -375,6 +376,16 @@ def _ref(side: _Side, targets: list[str]) -> RunRef:
     return RunRef(r.name, str(side.store.path), r.kind, r.status, r.created, tuple(targets))
 
 
+def paired_overall(pairs: list[tuple[Agg, Agg]], score: tuple[str, str], detects: bool, *,
+                   alpha: float = defaults.COMPARE_ALPHA,
+                   confidence: float = defaults.COMPARE_CONFIDENCE,
+                   resamples: int = defaults.COMPARE_RESAMPLES,
+                   seed: int = defaults.COMPARE_SEED) -> OverallDelta:
+    """The headline deltas (B - A) of paired cases, with the tests of ``eunomia compare``;
+    ``score``: the score's label and unit; ``detects``: test detection and full correctness."""
+    return _overall(score, detects, pairs, _Settings(alpha, confidence, resamples, seed))
+
+
 # --- entry point ------------------------------------------------------------------------------
 def compare_runs(
     store_a: RunStore,
@@ -448,7 +459,7 @@ def compare_runs(
         warnings.append(f"the runs have different repeats (A: {reps_a}, B: {reps_b}); "
                         "each case's repeats are averaged")
 
-    overall = _overall(kind, paired, settings)
+    overall = _overall(kind.compare_score, kind.detects, paired, settings)
     if 0 < overall.scored_both < _FEW_PAIRS:
         warnings.append(f"only {overall.scored_both} case(s) scored on both sides: "
                         "the tests can only detect large differences")

@@ -8,7 +8,7 @@ or extra per criterion), given as :class:`CaseFacts`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any, Protocol
@@ -130,9 +130,26 @@ def aggregate(reps: list[Rep]) -> Agg:
         latencies=[r.row.latency_s for r in reps if r.row.latency_s is not None],
         error=None if scored else error,
     )
-    facts = [r.facts for r in scored if r.facts is not None and r.facts.detected is not None]
+    _add_facts(agg, [r.facts for r in scored if r.facts is not None])
+    return agg
+
+
+def facts_only(facts: Sequence[CaseFacts]) -> Agg:
+    """A case known only by the facts of its scored repeats, with no stored row (e.g. what a
+    trivial baseline would have scored, computed locally)."""
+    scores = [f.score for f in facts if f.score is not None]
+    agg = Agg(repeats=len(facts), status=SCORED if facts else "failed", ok=bool(facts),
+              failed_repeats=0, score=fmean(scores) if scores else None, detection=None,
+              fully_correct=None, costs=[], latencies=[], error=None)
+    _add_facts(agg, facts)
+    return agg
+
+
+def _add_facts(agg: Agg, known: Sequence[CaseFacts]) -> None:
+    """Detection, full correctness and the majority's missing/extra instructions."""
+    facts = [f for f in known if f.detected is not None]
     if not facts:
-        return agg
+        return
     n = len(facts)
     agg.detection = sum(bool(f.detected) for f in facts) / n
     agg.fully_correct = sum(bool(f.fully_correct) for f in facts) / n
@@ -147,4 +164,3 @@ def aggregate(reps: list[Rep]) -> Agg:
     misses: Counter[str] = Counter(c for f in facts for c, ids in f.missing.items() if ids)
     for criterion in facts[0].expected_criteria:
         agg.criterion_miss[criterion] = misses[criterion] / n
-    return agg

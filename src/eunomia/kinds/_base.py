@@ -149,6 +149,9 @@ class Exported:
     warnings: list[str] = field(default_factory=list)
     """Systematic problems of these results that make a figure mean nothing (every answer
     the same, no instruction named...): shown in the terminal, the files and the report."""
+    notes: list[str] = field(default_factory=list)
+    """What a reader should know beside the figures (e.g. how they compare with a trivial
+    baseline), shown after the summary."""
 
 
 class LiveExport(Protocol):

@@ -63,6 +63,8 @@ def print_results(console: Console, kind: Kind, exported: Sequence[Exported],
     """Each summary, then the leaderboard of a run with several targets."""
     for e in exported:
         kind.print_summary(console, e)
+        for note in e.notes:
+            console.print(escape(note), soft_wrap=True)
         for warning in e.warnings:
             console.print(f"[bold red]warning:[/] {escape(warning)}", soft_wrap=True)
     if rows:

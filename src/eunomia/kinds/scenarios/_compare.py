@@ -10,9 +10,30 @@ from eunomia.compare import CaseFacts
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.pricing import PriceTable
 from eunomia.scenarios import Scenario
+from eunomia.scoring import CaseScore
 from eunomia.store import CaseRow, RunInfo, RunStore
 
 _NAMES_SHOWN = 5
+
+
+def facts_of(scenario: Scenario, s: CaseScore) -> CaseFacts | None:
+    """What a comparison knows of one scored repeat (None for an unlabelled scenario's: the
+    stored row is all there is)."""
+    if not s.labelled:
+        return None
+
+    def by_criterion(ids: tuple[int, ...]) -> dict[str, frozenset[str]]:
+        out: dict[str, set[str]] = {}
+        for i in ids:
+            ins = scenario.instructions[i]
+            out.setdefault(scenario.criteria[ins.criterion_id - 1].textual_id,
+                           set()).add(ins.textual_id)
+        return {c: frozenset(v) for c, v in out.items()}
+
+    return CaseFacts(
+        score=s.score_percent, detected=s.detected_correctly, fully_correct=s.fully_correct,
+        missing=by_criterion(s.missing), extra=by_criterion(s.extra),
+        expected_criteria=frozenset(by_criterion(s.expected)))
 
 
 class ScenarioFacts:
@@ -29,22 +50,7 @@ class ScenarioFacts:
             return None
         scenario, prices = found
         s = outcome_from_row(self.store, scenario, prices, row).score
-        if s is None or not s.labelled:
-            return None  # unlabelled: the stored row is all there is (no score)
-
-        def by_criterion(ids: tuple[int, ...]) -> dict[str, frozenset[str]]:
-            out: dict[str, set[str]] = {}
-            for i in ids:
-                ins = scenario.instructions[i]
-                out.setdefault(scenario.criteria[ins.criterion_id - 1].textual_id,
-                               set()).add(ins.textual_id)
-            return {c: frozenset(v) for c, v in out.items()}
-
-        return CaseFacts(
-            score=s.score_percent, detected=s.detected_correctly,
-            fully_correct=s.fully_correct, missing=by_criterion(s.missing),
-            extra=by_criterion(s.extra),
-            expected_criteria=frozenset(by_criterion(s.expected)))
+        return None if s is None else facts_of(scenario, s)
 
     def criterion_title(self, suite: str, criterion: str) -> str | None:
         found = self.scenarios.get(suite)

@@ -8,8 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from eunomia.compare import CaseFacts
 from eunomia.files import file_safe
 from eunomia.kinds import Exported, Finished
+from eunomia.kinds.scenarios._baseline import against_baseline
+from eunomia.kinds.scenarios._compare import facts_of
 from eunomia.kinds.scenarios._files import ScenarioExporter
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.kinds.scenarios._warnings import run_warnings
@@ -32,10 +35,16 @@ class ScenarioExport:
         repeats = int(run.settings.get("repeats", 1))
         self.consistency = ConsistencySummary(scenario) if repeats > 1 else None
         self._repeats: dict[str, list[CaseOutcome]] = {}
+        self._facts: dict[str, list[CaseFacts]] = {}
+        """The scored repeats of each case, for the comparison with the baseline."""
 
     def add(self, outcome: CaseOutcome) -> None:
         self.summary.add(outcome)
         self.exporter.write_case(outcome)
+        facts = facts_of(self.scenario, outcome.score) \
+            if outcome.ok and outcome.score is not None else None
+        if facts is not None:
+            self._facts.setdefault(outcome.case, []).append(facts)
         if self.consistency is not None:  # only what consistency needs is kept
             light = replace(outcome, feedback=[], raw=None)
             self._repeats.setdefault(outcome.case, []).append(light)
@@ -54,10 +63,18 @@ class ScenarioExport:
             "repeats": run.settings.get("repeats", 1),
         }
         warnings = run_warnings(self.summary)
+        notes: list[str] = []
+        baseline = against_baseline(self.scenario, self._facts)
+        if baseline is not None:
+            meta["baseline"] = baseline.to_json()
+            if baseline.warning is None:
+                notes.append(baseline.note)
+            else:
+                warnings.append(baseline.warning)
         files = self.exporter.finish(self.summary, meta, self.consistency, warnings)
         return Exported(self.target, self.folder, self.summary, suite=self.scenario.name,
                         failed=self.summary.failed, consistency=self.consistency, files=files,
-                        warnings=warnings)
+                        warnings=warnings, notes=notes)
 
 
 class ScenarioLiveExport:

@@ -15,7 +15,10 @@ from pydantic import ValidationError
 
 from eunomia.apollon import render_diagram
 from eunomia.athena import AthenaFeedback
+from eunomia.compare import CaseFacts
 from eunomia.errors import EunomiaError
+from eunomia.kinds.scenarios._baseline import against_baseline
+from eunomia.kinds.scenarios._compare import facts_of
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.kinds.scenarios._terminal import scenario_row
 from eunomia.kinds.scenarios._warnings import run_warnings
@@ -44,7 +47,7 @@ from eunomia.report.html import (
     targets_of,
 )
 from eunomia.scenarios import Scenario
-from eunomia.scoring import CaseOutcome, ConsistencySummary, ScenarioSummary
+from eunomia.scoring import BASELINE_DEFAULT, CaseOutcome, ConsistencySummary, ScenarioSummary
 from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
 _CORRECTNESS = frozenset({"Mean case score", "Detected correctly", "Fully correct",
@@ -143,6 +146,18 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
             by_case[o.case].append(o.score.score_percent)
     group.case_scores = {c: sum(v) / len(v) for c, v in by_case.items()}
     group.consistency = consistency(scenario, outcomes, repeats)
+    facts: dict[str, list[CaseFacts]] = defaultdict(list)
+    for o in outcomes:
+        known = facts_of(scenario, o.score) if o.ok and o.score is not None else None
+        if known is not None:
+            facts[o.case].append(known)
+    baseline = against_baseline(scenario, facts)
+    if baseline is not None:
+        group.metrics.append(Metric(f"Against {BASELINE_DEFAULT}", None, "text",
+                                    ("better: " if baseline.better else "NOT better: ")
+                                    + baseline.verdict))
+        if baseline.warning is not None:
+            group.warnings.append(baseline.warning)
     return group
 
 

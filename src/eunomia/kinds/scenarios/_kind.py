@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from eunomia import defaults
 from eunomia.kinds import Exported, Validation
+from eunomia.kinds.scenarios._baseline import SCORE
 from eunomia.kinds.scenarios._compare import ScenarioFacts, definition_changes
 from eunomia.kinds.scenarios._export import export_scenarios
 from eunomia.kinds.scenarios._html import report_groups, report_leaderboard
@@ -35,7 +36,7 @@ class ScenarioKind:
     name = "scenarios"
     title = "SGI scenario"
     command = "run"
-    compare_score = ("Score (%)", "%")
+    compare_score = SCORE
     detects = True
 
     @property
