@@ -52,6 +52,7 @@ async def run_scenarios(
     settings: dict[str, Any] | None = None,
     executor: Executor | None = None,
     recipes: Mapping[str, TargetRecipe] | None = None,
+    cache_systems: bool = False,
 ) -> RunReport:
     """Evaluate every selected case of every scenario on every target, ``repeats`` times.
 
@@ -63,7 +64,8 @@ async def run_scenarios(
         ScenarioPlan(loaded, targets, recipes or {}), run_name=run_name,
         results_dir=results_dir, options=options, selection=selection, repeats=repeats,
         console=console, store_path=store_path, resume=resume, retry_failed=retry_failed,
-        use_cache=use_cache, settings=settings, executor=executor)
+        use_cache=use_cache, settings=settings, executor=executor,
+        cache_systems=cache_systems)
 
 
 async def run_tasks(
@@ -88,6 +90,7 @@ async def run_tasks(
     providers: tuple[ModelProvider, ModelProvider] | None = None,
     executor: Executor | None = None,
     names: Sequence[str] | None = None,
+    cache_systems: bool = False,
 ) -> RunReport:
     """Run every selected case of every suite ``repeats`` times on each ``candidate``
     (named ``names``, default their specs), judged by ``judge`` (None: ``--judge none``,
@@ -107,7 +110,7 @@ async def run_tasks(
         plan, run_name=run_name, results_dir=results_dir, options=options,
         selection=selection, repeats=repeats, console=console, store_path=store_path,
         resume=resume, retry_failed=retry_failed, use_cache=use_cache, settings=settings,
-        executor=executor)
+        executor=executor, cache_systems=cache_systems)
 
 
 __all__ = [

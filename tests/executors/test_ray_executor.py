@@ -91,7 +91,8 @@ def server() -> Iterator[CountingServer]:
 
 
 async def _run(server: ScriptedServer, results: Path, executor: Any, *, concurrency: int = 4,
-               repeats: int = 2, run_name: str = "r") -> RunReport:
+               repeats: int = 2, run_name: str = "r", cache_systems: bool = False
+               ) -> RunReport:
     sources, _ = discover([EXAMPLES])
     loaded, _ = load_all(sources)
     config = TargetConfig(server_url=server.url)
@@ -99,6 +100,7 @@ async def _run(server: ScriptedServer, results: Path, executor: Any, *, concurre
     return await run_scenarios(
         loaded, target, run_name=run_name, results_dir=results,
         options=RunOptions(concurrency, FAST), repeats=repeats, executor=executor,
+        cache_systems=cache_systems,
         recipes={target.name: TargetRecipe("athena", config)},
     )
 
@@ -171,7 +173,8 @@ async def test_ray_run_is_resumable_and_uses_the_cache(server: CountingServer,
     executor = RayExecutor(workers=1)
     try:
         first = await _run(server, tmp_path, executor, repeats=1)
-        again = await _run(server, tmp_path, executor, repeats=1, run_name="again")
+        again = await _run(server, tmp_path, executor, repeats=1, run_name="again",
+                           cache_systems=True)  # --cache
     finally:
         executor.close()
     assert first.requests_made == 14 and first.cache_hits == 0
@@ -231,7 +234,7 @@ async def test_killed_worker_loses_nothing(tmp_path: Path) -> None:
 def test_cli_stores_the_executor_and_resume_keeps_it(
     server: CountingServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import eunomia.cli._run as cli_run
+    import eunomia.executors
     from eunomia.executors import make_executor as real
 
     made: list[str] = []
@@ -240,7 +243,7 @@ def test_cli_stores_the_executor_and_resume_keeps_it(
         made.append(name)
         return real(name, ray_address=ray_address)
 
-    monkeypatch.setattr(cli_run, "make_executor", spy)
+    monkeypatch.setattr(eunomia.executors, "make_executor", spy)  # imported when run
     common: dict[str, Any] = dict(
         targets=["athena"], results=tmp_path, store=None, cases=[], max_cases=3,
         concurrency=2, timeout=10.0, retries=0, repeat=1, retry_failed=False,

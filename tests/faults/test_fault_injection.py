@@ -34,7 +34,7 @@ from eunomia.targets.athena import AthenaTarget
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 POLICY = RetryPolicy(backoff_initial_s=0.001, backoff_max_s=0.01, retries=3, timeout_s=0.5,
-                     retry_after_max_s=0.01)
+                     retry_after_max_s=0.01, retry_500=True)  # the injected 500s are transient
 SEED = 20261122
 
 # About a third of the attempts fail: with 4 attempts per case, roughly 1% of the cases
@@ -185,7 +185,7 @@ async def test_each_fault_alone_fails_every_case_with_its_reason(
 ) -> None:
     folder = make_scenario(tmp_path, 6)
     policy = RetryPolicy(backoff_initial_s=0.001, backoff_max_s=0.005, retries=1, timeout_s=0.3,
-                         retry_after_max_s=0.01)
+                         retry_after_max_s=0.01, retry_500=True)
     only: dict[str, Any] = {kind: 1.0}
     profile = FaultProfile(hang_s=1.0, **only)
     async with FaultServer(profile, seed=1) as server:

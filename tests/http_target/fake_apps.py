@@ -4,7 +4,7 @@ example of docs/http-targets.md, each checking its own credential header.
 - ``POST /v1/chat/completions``: an OpenAI-compatible app route answering as server-sent
   events, a piece every few milliseconds, usage in the last event.
 - ``POST /api/ask``: a JSON API of its own shape. Questions script failures: ``RATE`` (429
-  with Retry-After once), ``FLAKY`` (500 once), ``BAD`` (400), ``HTML`` (a proxy's page),
+  with Retry-After once), ``FLAKY`` (503 once), ``BAD`` (400), ``HTML`` (a proxy's page),
   ``EMPTY`` (an answer without the text).
 - ``POST /athena/v2/modeling/feedback``: an Athena module behind a gateway route; it names
   the first grading instruction of the exercise, and echoes the gateway key back in its
@@ -24,6 +24,12 @@ from aiohttp import web
 from tests.support.local_app import LocalApp
 
 STREAM_DELAY_S = 0.02
+APP_KEY = "sk-app-4f9c1e27d3"
+BOT_KEY = "bot-key-77a1c0ffee"
+GATEWAY_KEY = "gw-secret-5b2d8e11"
+KEYS = {"MYAPP_API_KEY": APP_KEY, "SUPPORT_BOT_KEY": BOT_KEY,
+        "ATHENA_GATEWAY_KEY": GATEWAY_KEY}
+"""The credentials the apps check, as the environment variables docs/http-targets.md names."""
 RETRY_AFTER_S = 1
 
 
@@ -98,7 +104,7 @@ class FakeApps(LocalApp):
             return web.json_response({"error": "slow down"}, status=429,
                                      headers={"Retry-After": str(RETRY_AFTER_S)})
         if question == "FLAKY" and first:
-            return web.json_response({"error": "oops"}, status=500)
+            return web.json_response({"error": "oops"}, status=503)
         if question == "BAD":
             return web.json_response({"error": "this question is not allowed"}, status=400)
         if question == "HTML":

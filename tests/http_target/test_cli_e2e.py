@@ -4,28 +4,22 @@ docs/http-targets.md served on 127.0.0.1 by :class:`FakeApps`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from tests.http_target.docs_examples import write_models
-from tests.http_target.fake_apps import RETRY_AFTER_S, STREAM_DELAY_S, FakeApps
+from tests.http_target.fake_apps import (
+    APP_KEY,
+    BOT_KEY,
+    GATEWAY_KEY,
+    KEYS,
+    RETRY_AFTER_S,
+    STREAM_DELAY_S,
+    FakeApps,
+)
 from tests.support.cli import run_cli
 
 from eunomia.store import CaseRow, RunStore
-
-APP_KEY = "sk-app-4f9c1e27d3"
-BOT_KEY = "bot-key-77a1c0ffee"
-GATEWAY_KEY = "gw-secret-5b2d8e11"
-KEYS = {"MYAPP_API_KEY": APP_KEY, "SUPPORT_BOT_KEY": BOT_KEY,
-        "ATHENA_GATEWAY_KEY": GATEWAY_KEY}
-
-
-@pytest.fixture(scope="module")
-def apps() -> Iterator[FakeApps]:
-    server = FakeApps(app_key=APP_KEY, bot_key=BOT_KEY, gateway_key=GATEWAY_KEY)
-    with server.in_thread():
-        yield server
 
 
 def _folder(tmp_path: Path, apps: FakeApps) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -120,12 +121,18 @@ async def test_bad_request_is_not_retried(
 async def test_retry_policy_retries_server_errors(
     fake_openai: FakeOpenAI, provider_factory: type[OpenAIProvider]
 ) -> None:
-    provider = provider_factory("boom")
+    provider = provider_factory("boom")  # answers 500
     policy = RetryPolicy(retries=2, backoff_initial_s=0.001, backoff_max_s=0.01)
-    with pytest.raises(CallError) as info:
+    with pytest.raises(CallError) as info:  # a 500 is not retried unless asked
         await call_with_retry(lambda: provider.chat(request()), policy)
+    assert info.value.attempts == 1 and info.value.attempt_log == ("HTTP 500",)
+    assert len(fake_openai.requests) == 1
+    with pytest.raises(CallError) as info:  # --retry-500
+        await call_with_retry(lambda: provider.chat(request()),
+                              dataclasses.replace(policy, retry_500=True))
     assert info.value.attempts == 3
-    assert len(fake_openai.requests) == 3
+    assert info.value.attempt_log == ("HTTP 500", "HTTP 500", "HTTP 500")
+    assert len(fake_openai.requests) == 4
 
 
 async def test_non_json_body_is_a_call_error(provider_factory: type[OpenAIProvider]) -> None:

@@ -35,6 +35,8 @@ from tests.support.athena_llm_standin import (
 )
 from tests.support.cli import run_cli
 
+from eunomia.athena import DEFAULT_ID_BASE, case_index
+from eunomia.pricing import BUNDLED_PRICES_FILE
 from eunomia.store import RunStore
 
 pytestmark = pytest.mark.slow
@@ -68,13 +70,33 @@ def eunomia_run(scenario: Path, url: str, results: Path, secret: str, *extra: st
 
 
 def prices(scenario: Path) -> dict[str, dict[str, float]]:
+    """The scenario's llm_cost.yml over Eunomia's bundled table (the lowest priority)."""
     table = yaml.safe_load((scenario.parent / "llm_cost.yml").read_text(encoding="utf-8"))
-    return dict(table["llm_costs"])
+    bundled = yaml.safe_load(BUNDLED_PRICES_FILE.read_text(encoding="utf-8"))
+    return {**bundled["llm_costs"], **table["llm_costs"]}
 
 
 def diagram_ids(submission_model: str) -> set[str]:
     diagram = json.loads(submission_model)
     return set(diagram["elements"]) | set(diagram["relationships"])
+
+
+def sent_for(stored: bytes, posts: list[Recorded]) -> Recorded:
+    """The request sent for a stored one: the same bytes, or (ids of a named run) the same but
+    for ``submission.id``, which is then the same case's id in the run's own block."""
+    exact = [r for r in posts if r.request_body == stored]
+    if exact:
+        return exact[0]
+    want = json.loads(stored)
+    for record in posts:
+        got = json.loads(record.request_body)
+        sent_id = got["submission"]["id"]
+        if case_index(sent_id) != case_index(want["submission"]["id"]):
+            continue
+        got["submission"]["id"] = want["submission"]["id"]
+        if got == want:
+            return record
+    raise AssertionError("stored request is not what was sent")
 
 
 def check_run(results: Path, scenario: Path, records: list[Recorded],
@@ -95,9 +117,9 @@ def check_run(results: Path, scenario: Path, records: list[Recorded],
         for row in rows:
             assert (row.status, row.attempts, row.cached) == ("scored", 1, False), row
             assert row.request is not None and row.response is not None
-            sent = store.get_blob(row.request)
-            assert sent in by_body, f"{row.case_name}: stored request is not what was sent"
-            answer = json.loads(by_body[sent].response_body)
+            record = sent_for(store.get_blob(row.request), posts)
+            sent = record.request_body
+            answer = json.loads(record.response_body)
             answers[row.case_name] = answer
             if through_manager:
                 assert answer["module_name"] == "module_modeling_llm"
@@ -120,6 +142,11 @@ def check_run(results: Path, scenario: Path, records: list[Recorded],
             ids = diagram_ids(sent_json["submission"]["model"])
             for item in data:
                 assert set(item["elementIds"]) <= ids, "element ids not in the submission"
+                # the ids sent, in Eunomia's range, are the ones the module answered about
+                assert item["submissionId"] == sent_json["submission"]["id"] >= DEFAULT_ID_BASE
+                assert item["exerciseId"] == sent_json["exercise"]["id"] >= DEFAULT_ID_BASE
+            # the system's own cost figure is kept as it sent it
+            assert stored.get("reported_cost") == meta["totalUsage"]["cost"]
             returned = {i["structuredGradingInstructionId"] for i in data} - {None}
             assert {i["id"] for i in exported["returned_instructions"]} == returned
             assert exported["unreferenced_feedback_count"] == sum(
@@ -319,3 +346,4 @@ def test_facts_about_this_athena_version(athena_peer: AthenaPeer) -> None:
         assert post(peer.manager_url, request, auth) == (401, {"detail": "Invalid API secret."})
         status, answer = post(peer.manager_url, request, {**auth, "X-Server-URL": LMS_DEPLOYMENT})
         assert status == 200 and answer["status"] == 200, answer
+

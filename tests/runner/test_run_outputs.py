@@ -386,7 +386,7 @@ async def test_retries_are_counted_and_scored(rough_run: Any) -> None:
 
 async def test_permanent_failures_are_reported_everywhere(rough_run: Any) -> None:
     folder, server, report, terminal = rough_run
-    assert server.counts["extra_class"] == 3  # 1 + 2 retries
+    assert server.counts["extra_class"] == 1  # a 500 is retried only when asked
     assert server.counts["lowercase_class_names"] == 1  # a 400 is not retried
     assert "broken" not in server.counts
     assert report.failed_cases == 3
@@ -404,14 +404,14 @@ async def test_permanent_failures_are_reported_everywhere(rough_run: Any) -> Non
     failures = _json(folder / "failures.json")
     by_case = {f["test_case"]: f for f in failures}
     assert by_case["extra_class"] == {"test_case": "extra_class", "status": "failed",
-                                      "reason": "HTTP 500: upstream exploded", "attempts": 3}
+                                      "reason": "HTTP 500: upstream exploded", "attempts": 1}
     assert by_case["lowercase_class_names"]["attempts"] == 1
     assert by_case["broken"]["status"] == "invalid"
     assert by_case["broken"]["reason"].startswith("invalid JSON")
     assert _json(folder / "scenario_results.json")["failures"] == failures
 
     case = _json(folder / "test_cases" / "extra_class.json")
-    assert case["status"] == "failed" and case["attempts"] == 3
+    assert case["status"] == "failed" and case["attempts"] == 1
     assert case["error"] == "HTTP 500: upstream exploded"
     assert "criteria_results" not in case and case["feedback"] == []
     broken = _json(folder / "test_cases" / "broken.json")

@@ -70,7 +70,7 @@ async def test_other_exceptions_are_not_retried() -> None:
 
 @pytest.mark.parametrize("retries", [0, 1, 3])
 async def test_gives_up_after_retries_plus_one_attempts(retries: int) -> None:
-    errors = [retryable(f"HTTP 500 #{n}", status=500) for n in range(retries + 2)]
+    errors = [retryable(f"HTTP 503 #{n}", status=503) for n in range(retries + 2)]
     attempt, starts = scripted(*errors)
     policy = RetryPolicy(retries=retries, timeout_s=5.0, backoff_initial_s=0.001,
                          backoff_max_s=0.002)
@@ -78,7 +78,7 @@ async def test_gives_up_after_retries_plus_one_attempts(retries: int) -> None:
         await call_with_retry(attempt, policy)
     assert len(starts) == retries + 1
     assert info.value.attempts == retries + 1
-    assert info.value.reason == f"HTTP 500 #{retries}"  # the last failure is re-raised
+    assert info.value.reason == f"HTTP 503 #{retries}"  # the last failure is re-raised
 
 
 async def test_retry_after_is_honoured_over_a_tiny_backoff() -> None:

@@ -163,7 +163,7 @@ async def test_a_rerun_reads_its_cached_answers_in_bulk(
     async with server:
         await _run(loaded, server.url, tmp_path / "res", "first")
         lookups.clear()
-        again = await _run(loaded, server.url, tmp_path / "res", "again")
+        again = await _run(loaded, server.url, tmp_path / "res", "again", cache_systems=True)
     assert len(server.requests) == 14 and again.cache_hits == 14
     assert sum(lookups) == 14 and len(lookups) <= 2  # chunks of 8, then 16
 

@@ -71,13 +71,18 @@ async def test_unchanged_rerun_is_answered_from_the_cache(
     async with server:
         first = await _run(loaded, server.url, tmp_path / "res", "first")
         assert len(server.requests) == 14 and first.cache_hits == 0
-        # Operational settings differ: still the same answers, so still cached.
+        # With --cache (Athena's answers are reused across runs only when asked), and
+        # operational settings differing: still the same answers, so still cached.
         other = RunOptions(2, RetryPolicy(retries=0, timeout_s=1))
-        second = await _run(loaded, server.url, tmp_path / "res", "second", options=other)
+        second = await _run(loaded, server.url, tmp_path / "res", "second", options=other,
+                            cache_systems=True)
         assert len(server.requests) == 14  # not one more request
         assert second.cache_hits == 14 and second.requests_made == 0
         third = await _run(loaded, server.url, tmp_path / "res", "third", use_cache=False)
         assert len(server.requests) == 28 and third.cache_hits == 0
+        # By default a new run asks the module again: it may have changed behind its URL.
+        fourth = await _run(loaded, server.url, tmp_path / "res", "fourth")
+        assert len(server.requests) == 42 and fourth.cache_hits == 0
     a = _rows(tmp_path / "res/first/project_management/tables/test_case_results.csv")
     b = _rows(tmp_path / "res/second/project_management/tables/test_case_results.csv")
     assert _without_timing(a) == _without_timing(b)
@@ -113,7 +118,7 @@ async def test_resume_requests_only_what_is_missing(examples_copy: Path, tmp_pat
         first = await _run(loaded, server.url, tmp_path / "res", "r")
         assert first.failed_cases == 3
         made = len(server.requests)
-        assert made == 11 + 3 * 2  # the three broken cases were tried twice (1 retry)
+        assert made == 11 + 3  # a 500 is not retried unless asked (--retry-500)
         # Resuming without --retry-failed: every case is stored, nothing is asked again.
         again = await _run(loaded, server.url, tmp_path / "res", "r", resume=True)
         assert len(server.requests) == made and again.failed_cases == 3

@@ -46,6 +46,15 @@ from typing import Any
 
 from aiohttp import web
 
+CASE_BITS = 20
+"""Eunomia sends per-run submission ids whose low 20 bits are the test case's number (1..N)
+in its scenario (``eunomia.athena.case_index``)."""
+
+
+def case_number(submission_id: int) -> int:
+    return submission_id % (1 << CASE_BITS)
+
+
 FEEDBACK_PATH = "/feedback_suggestions"
 STATS_PATH = "/_stats"
 
@@ -132,7 +141,7 @@ def expected_sgis(seed: int, submission_id: int, model: str, sgi_ids: list[int])
 
 def valid_body(seed: int, request: Mapping[str, Any], attempt: int) -> tuple[list[int], bytes]:
     sub = request["submission"]
-    sid = int(sub["id"])
+    sid = case_number(int(sub["id"]))
     sgis = expected_sgis(seed, sid, str(sub.get("model", "")),
                          instruction_ids(request["exercise"]))
     token = f"{sid}:{attempt}"
@@ -222,7 +231,7 @@ class FaultServer:
         raw = await request.read()
         try:
             body = json.loads(raw)
-            sid = int(body["submission"]["id"])
+            sid = case_number(int(body["submission"]["id"]))
         except (ValueError, TypeError, KeyError):
             self.stats.bad_requests += 1
             return web.json_response({"detail": "not a feedback request"}, status=400)

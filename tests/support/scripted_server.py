@@ -2,8 +2,8 @@
 
 The server listens on 127.0.0.1 (an ephemeral port) and answers every
 ``POST`` with the next :class:`Reply` scripted for the request's *key*. The key is
-the submission id of the request body, or a test case name when a
-``names`` mapping (submission id -> case name, see :func:`case_names`) is given.
+the test case's number (1..N: the low bits of the submission id Eunomia sent), or a test case
+name when a ``names`` mapping (case number -> case name, see :func:`case_names`) is given.
 Each key has a queue of replies; the last reply of a queue repeats forever, so
 ``[Reply(503), ok]`` is "fail once, then succeed" and ``[Reply(500)]`` is "always fail".
 A callable reply builds the answer from the recorded request.
@@ -31,6 +31,15 @@ from typing import Any
 
 from aiohttp import web
 
+CASE_BITS = 20
+"""Eunomia sends per-run submission ids whose low 20 bits are the test case's number (1..N)
+in its scenario (``eunomia.athena.case_index``)."""
+
+
+def case_number(submission_id: int) -> int:
+    return submission_id % (1 << CASE_BITS)
+
+
 FEEDBACK_PATH = "/feedback_suggestions"
 MANAGER_PATH = "/modules/modeling/module_modeling_llm/feedback_suggestions"
 
@@ -48,8 +57,10 @@ class RecordedRequest:
 
     @property
     def submission_id(self) -> int | None:
+        """The test case's number in its scenario (1..N): the low bits of the submission id
+        Eunomia sent (ids are per run and scenario)."""
         try:
-            return int(self.json["submission"]["id"])
+            return case_number(int(self.json["submission"]["id"]))
         except (TypeError, KeyError, ValueError):
             return None
 

@@ -17,6 +17,7 @@ from tests.support.scripted_server import (
     usage,
 )
 
+from eunomia.athena import AthenaIds, case_index
 from eunomia.errors import EunomiaError
 from eunomia.scenarios import Scenario, load_scenario
 from eunomia.scheduler import CallError, RetryPolicy, call_with_retry
@@ -68,7 +69,8 @@ async def test_request_body_follows_the_athena_contract(
     assert body["isGraded"] is True
 
     ex = body["exercise"]
-    assert ex["id"] == scenario.exercise.id and isinstance(ex["id"], int)
+    # Eunomia's own id range, never the loader's: see eunomia.athena._ids
+    assert ex["id"] == AthenaIds().exercise_id(scenario.name) and isinstance(ex["id"], int)
     assert ex["title"] == "UML Class Diagrams: Project Management Tool"
     assert ex["type"] == "modeling"
     assert ex["maxPoints"] == 8
@@ -102,7 +104,8 @@ async def test_request_body_follows_the_athena_contract(
 
     sub = body["submission"]
     assert set(sub) == {"id", "exerciseId", "model", "meta"}
-    assert sub["id"] == case.submission_id == 4
+    assert sub["id"] == AthenaIds().submission_id(scenario.name, 4)
+    assert case_index(sub["id"]) == case.submission_id == 4
     assert sub["exerciseId"] == ex["id"]
     assert isinstance(sub["model"], str)  # an object gives 422 in Athena
     assert json.loads(sub["model"]) == json.loads(case.path.read_text(encoding="utf-8"))
@@ -327,7 +330,8 @@ async def test_connection_refused_is_reported_and_retryable(scenario: Scenario) 
         ([Reply(503), feedback_reply([1])], 2, True),
         ([Reply(429, headers={"Retry-After": "0"}), feedback_reply([1])], 2, True),
         ([Reply(200, text="not json"), feedback_reply([1])], 2, True),
-        ([Reply(500)], 3, False),  # 1 + 2 retries, then give up
+        ([Reply(502)], 3, False),  # 1 + 2 retries, then give up
+        ([Reply(500)], 1, False),  # a 500 is retried only with RetryPolicy(retry_500=True)
         ([Reply(400)], 1, False),  # a 4xx is never retried
         ([Reply(422)], 1, False),
     ],

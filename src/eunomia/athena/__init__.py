@@ -12,26 +12,44 @@ from eunomia.athena._contract import (
     ResponseMeta,
     parse_feedback_response,
 )
-from eunomia.athena._module_server import (
-    GradeFunction,
-    create_module_app,
-    module_url,
-    start_module_server,
+from eunomia.athena._facts import (
+    MANAGER_DEPLOYMENTS,
+    V2_HINT,
+    is_apollon_v2,
+    is_manager_url,
+    reported_cost,
+    unauthorized_hint,
+)
+from eunomia.athena._ids import (
+    CASE_SLOTS,
+    DEFAULT_ID_BASE,
+    ID_LIMIT,
+    AthenaIds,
+    case_index,
+    check_id_base,
 )
 
 __all__ = [
+    "CASE_SLOTS",
+    "DEFAULT_ID_BASE",
+    "ID_LIMIT",
+    "MANAGER_DEPLOYMENTS",
+    "V2_HINT",
     "AthenaExercise",
     "AthenaFeedback",
     "AthenaGradingCriterion",
     "AthenaGradingInstruction",
+    "AthenaIds",
     "AthenaSubmission",
     "FeedbackRequest",
     "FeedbackResponse",
-    "GradeFunction",
     "LLMRequestUsage",
     "ResponseMeta",
-    "create_module_app",
-    "module_url",
+    "case_index",
+    "check_id_base",
+    "is_apollon_v2",
+    "is_manager_url",
     "parse_feedback_response",
-    "start_module_server",
+    "reported_cost",
+    "unauthorized_hint",
 ]

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from eunomia import __version__, defaults
-from eunomia.cli import _eval, _run, _store_cmds
+from eunomia.cli import _eval, _judge_check, _run, _store_cmds
 from eunomia.cli._compare import compare
 from eunomia.cli._report import report
 from eunomia.cli._show import show
@@ -28,6 +28,7 @@ app.command()(_run.demo)
 app.command()(_store_cmds.runs)
 app.command()(_store_cmds.export)
 app.command("eval")(_eval.eval_command)
+app.command("judge-check")(_judge_check.judge_check)
 app.command()(compare)
 app.command()(report)
 app.command()(view)

@@ -13,7 +13,10 @@ from eunomia import defaults
 from eunomia.errors import Diagnostic, EunomiaError, Severity
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from eunomia.matrix import ScenarioMatrix, TaskMatrix
+    from eunomia.store import RunInfo
 
 _PIPE_WIDTH = 160
 T = TypeVar("T")
@@ -90,3 +93,22 @@ def run_options_from_matrix(ctx: typer.Context, given_values: RunOptionValues,
         name: from_matrix(ctx, name, value, in_file[name])
         for name, value in given_values._asdict().items()
     })
+
+
+def run_to_resume(store_path: Path, name: str, kind: str) -> RunInfo:
+    """The stored run ``--resume NAME`` continues; refused, naming the command that resumes
+    it, when the run is of another kind."""
+    from eunomia.kinds import kind_named
+    from eunomia.store import RunStore
+
+    if not store_path.is_file():
+        raise EunomiaError(f"no run store at {store_path}; give --results or --store")
+    db = RunStore(store_path)
+    try:
+        info = db.require_run(name)
+    finally:
+        db.close()
+    if info.kind != kind:
+        raise EunomiaError(f"run {name!r} is a {info.kind} run; resume it with "
+                           f"'eunomia {kind_named(info.kind).command} --resume {name}'")
+    return info

@@ -17,6 +17,7 @@ from eunomia.cli._common import (
     from_matrix,
     print_diagnostics,
     run_options_from_matrix,
+    run_to_resume,
 )
 from eunomia.errors import EunomiaError, Severity
 
@@ -85,14 +86,22 @@ def eval_command(
     timeout: Annotated[float, typer.Option(
         help="Per-request timeout in seconds.")] = defaults.REQUEST_TIMEOUT_S,
     retries: Annotated[int, typer.Option(
-        help="Retries after a failed attempt (also for an unusable judge answer).")
-    ] = defaults.RETRIES,
+        help="Retries after a failed attempt (connection errors, timeouts, 429, 502-504, an "
+             "unusable judge answer; 500 only with --retry-500).")] = defaults.RETRIES,
+    retry_500: Annotated[bool, typer.Option(
+        "--retry-500", help="Also retry HTTP 500. Off by default: a 500 is mostly "
+                            "deterministic, and each attempt may spend LLM tokens the system "
+                            "never reports.")] = False,
     resume: Annotated[str | None, typer.Option(
         help="Continue an interrupted run: finished cases are not run again.")] = None,
     retry_failed: Annotated[bool, typer.Option(
         help="With --resume, also run again the cases that failed or were unscored.")] = False,
     no_cache: Annotated[bool, typer.Option(
         "--no-cache", help="Ask the models again even for answers already cached.")] = False,
+    cache: Annotated[bool, typer.Option(
+        "--cache", help="Also reuse cached answers of systems reached over HTTP (Athena, "
+                        "http:<name>) from earlier runs; by default they are asked again, "
+                        "since the system behind a URL may have changed.")] = False,
     executor: Annotated[str | None, typer.Option(
         help="Where the model calls are made: local (this process) or ray (a Ray cluster; "
              "pip install 'eunomia[ray]'). --resume keeps the run's own.",
@@ -114,7 +123,6 @@ def eval_command(
     from eunomia.matrix import MatrixModel, load_task_matrix
     from eunomia.models import load_config, resolve_spec
     from eunomia.scheduler import RetryPolicy, RunOptions
-    from eunomia.store import RunStore
     from eunomia.tasks import load_suites
 
     out = console()
@@ -144,17 +152,10 @@ def eval_command(
                         ("--judge-repeats", judge_repeats)):
         check_positive(name, value)
     check_positive("--retries", retries, allow_zero=True)
+    if cache and no_cache:
+        raise EunomiaError("--cache and --no-cache contradict each other: choose one")
     if resume is not None:
-        if not store_path.is_file():
-            raise EunomiaError(f"no run store at {store_path}; give --results or --store")
-        db = RunStore(store_path)
-        try:
-            info = db.require_run(resume)
-        finally:
-            db.close()
-        if info.kind != "tasks":
-            raise EunomiaError(f"run {resume!r} is a {info.kind} run; resume it with "
-                               "'eunomia run --resume'")
+        info = run_to_resume(store_path, resume, "tasks")
         st = info.settings
         run_name, paths = resume, [Path(p) for p in st.get("paths", [])]
         try:
@@ -170,6 +171,7 @@ def eval_command(
         weight_map = {k: float(v) for k, v in (st.get("weights") or weight_map).items()}
         rubric = Path(st["rubric_option"]) if st.get("rubric_option") else None
         patterns = list(st.get("selection", {}).get("patterns", []))
+        cache = bool(st.get("cache_systems", cache))
         max_cases = st.get("selection", {}).get("max_cases")
         if executor is None:  # the stored executor unless --executor overrides it
             executor = st.get("executor")
@@ -202,10 +204,11 @@ def eval_command(
     rubric_obj = Rubric.load(rubric) if rubric is not None else None
     settings = {"paths": [str(p) for p in paths],
                 "rubric_option": str(rubric) if rubric is not None else None,
-                "models": [e.to_json() for e in entries],
+                "models": [e.to_json() for e in entries], "cache_systems": cache,
                 **({"matrix": str(matrix)} if matrix is not None else {}),
                 **calls_on.settings()}
-    options = RunOptions(concurrency, RetryPolicy(retries=retries, timeout_s=timeout))
+    options = RunOptions(concurrency, RetryPolicy(retries=retries, timeout_s=timeout,
+                                                  retry_500=retry_500))
     try:
         report = asyncio.run(run_tasks(
             suites, candidate=[spec for _, spec in candidates],
@@ -214,6 +217,7 @@ def eval_command(
             weights=weight_map, rubric=rubric_obj, selection=selection, console=out,
             store_path=store_path, resume=resume is not None, retry_failed=retry_failed,
             use_cache=not no_cache, settings=settings, executor=calls_on,
+            cache_systems=cache,
         ))
     finally:
         calls_on.close()

@@ -16,6 +16,7 @@ from eunomia.cli._common import (
     console,
     print_diagnostics,
     run_options_from_matrix,
+    run_to_resume,
 )
 from eunomia.errors import EunomiaError, has_errors
 
@@ -39,6 +40,9 @@ def execute_run(
     resume: str | None,
     retry_failed: bool,
     no_cache: bool,
+    cache: bool = False,
+    retry_500: bool = False,
+    athena_id_base: int | None = None,
     secret_env: str,
     x_server_url: str,
     prompt_dir: Path | None,
@@ -49,13 +53,13 @@ def execute_run(
     import asyncio
 
     from eunomia.api import run_scenarios
+    from eunomia.athena import check_id_base
     from eunomia.cli._prompts import ask_case_patterns, ask_run_name, default_run_name
     from eunomia.executors import TargetRecipe, make_executor
     from eunomia.kinds import Selection
     from eunomia.kinds.scenarios import load_scenarios, selected_cases, selected_invalid
     from eunomia.scenarios import discover
     from eunomia.scheduler import RetryPolicy, RunOptions
-    from eunomia.store import RunStore
     from eunomia.targets import TargetConfig, build_target
 
     out = console()
@@ -64,18 +68,14 @@ def execute_run(
     check_positive("--retries", retries, allow_zero=True)
     check_positive("--max-cases", max_cases)
     check_positive("--repeat", repeat)
+    if cache and no_cache:
+        raise EunomiaError("--cache and --no-cache contradict each other: choose one")
     store_path = store or results / defaults.STORE_FILE
 
     if resume is not None:
         # Everything that defines the run comes from the store; operational options
         # (concurrency, timeout, retries) may be changed.
-        if not store_path.is_file():
-            raise EunomiaError(f"no run store at {store_path}; give --results or --store")
-        db = RunStore(store_path)
-        try:
-            stored = db.require_run(resume).settings
-        finally:
-            db.close()
+        stored = run_to_resume(store_path, resume, "scenarios").settings
         run_name = resume
         paths = [Path(p) for p in stored.get("paths", [])]
         targets = list(stored.get("targets", ["athena"]))
@@ -86,12 +86,19 @@ def execute_run(
         secret_env = stored.get("secret_env", secret_env)
         x_server_url = stored.get("x_server_url", x_server_url)
         prompt_dir = Path(stored["prompt_dir"]) if stored.get("prompt_dir") else None
+        cache = bool(stored.get("cache_systems", cache))
+        athena_id_base = stored.get("athena_id_base", athena_id_base)
         if executor is None:  # the stored executor unless --executor overrides it
             executor = stored.get("executor")
             ray_address = ray_address or stored.get("ray_address")
         ask = False
     if not paths:
         raise EunomiaError("give at least one scenario folder (or --resume RUN)")
+    if athena_id_base is not None:
+        try:
+            check_id_base(athena_id_base)
+        except ValueError as exc:
+            raise EunomiaError(f"--athena-id-base: {exc}") from None
     calls_on = make_executor(executor or "local", ray_address=ray_address)  # fails fast
 
     sources, problems = discover(paths)
@@ -120,7 +127,7 @@ def execute_run(
                            "use --target athena:<url> to name a URL per target")
     config = TargetConfig(server_url=server_url, secret_env=secret_env,
                           x_server_url=x_server_url, max_connections=concurrency,
-                          prompt_dir=prompt_dir)
+                          prompt_dir=prompt_dir, id_base=athena_id_base, id_seed=run_name)
     built = [build_target(spec, config) for spec in (targets or ["athena"])]
     for tgt in built:
         limit = getattr(tgt, "max_concurrency", None)
@@ -135,6 +142,13 @@ def execute_run(
         if url_for is not None:  # fail before any request when a URL is missing or bad
             for item in loaded:
                 url_for(item.scenario)
+        check_ids = getattr(tgt, "check_ids", None)
+        if check_ids is not None:  # two scenarios must never share Athena submission ids
+            check_ids(item.scenario for item in loaded)
+        warn = getattr(tgt, "warnings", None)
+        if callable(warn):
+            for text in warn([item.scenario for item in loaded]):
+                out.print(f"[yellow]warning:[/] {escape(text)}")
     settings: dict[str, Any] = {
         "paths": [str(p) for p in paths],
         "targets": targets or ["athena"],
@@ -142,16 +156,20 @@ def execute_run(
         "secret_env": secret_env,
         "x_server_url": x_server_url,
         "prompt_dir": str(prompt_dir) if prompt_dir else None,
+        "cache_systems": cache,
+        "athena_id_base": athena_id_base,
         **calls_on.settings(),
     }
     recipes = {t.name: TargetRecipe(spec, config)
                for spec, t in zip(targets or ["athena"], built, strict=True)}
-    options = RunOptions(concurrency, RetryPolicy(retries=retries, timeout_s=timeout))
+    options = RunOptions(concurrency, RetryPolicy(retries=retries, timeout_s=timeout,
+                                                  retry_500=retry_500))
     try:
         report = asyncio.run(run_scenarios(
             loaded, built, run_name=run_name, results_dir=results, options=options,
             selection=selection, console=out, store_path=store_path, repeats=repeat,
             resume=resume is not None, retry_failed=retry_failed, use_cache=not no_cache,
+            cache_systems=cache,
             settings=settings, executor=calls_on, recipes=recipes,
         ))
     finally:
@@ -191,8 +209,12 @@ def run(
     timeout: Annotated[float, typer.Option(
         help="Per-request timeout in seconds.")] = defaults.REQUEST_TIMEOUT_S,
     retries: Annotated[int, typer.Option(
-        help="Retries after a failed attempt (connection errors, timeouts, 5xx, 429).")
-    ] = defaults.RETRIES,
+        help="Retries after a failed attempt (connection errors, timeouts, 429, 502-504; "
+             "500 only with --retry-500).")] = defaults.RETRIES,
+    retry_500: Annotated[bool, typer.Option(
+        "--retry-500", help="Also retry HTTP 500. Off by default: a 500 is mostly "
+                            "deterministic, and each attempt may spend LLM tokens the system "
+                            "never reports.")] = False,
     repeat: Annotated[int, typer.Option(
         help="Run every case this many times (consistency).")] = 1,
     resume: Annotated[str | None, typer.Option(
@@ -201,11 +223,19 @@ def run(
         help="With --resume, also run again the cases that failed.")] = False,
     no_cache: Annotated[bool, typer.Option(
         "--no-cache", help="Ask the target again even for answers already cached.")] = False,
+    cache: Annotated[bool, typer.Option(
+        "--cache", help="Also reuse cached answers of systems reached over HTTP (Athena, "
+                        "http:<name>) from earlier runs; by default they are asked again, "
+                        "since the system behind a URL may have changed.")] = False,
     secret_env: Annotated[str, typer.Option(
         help="Environment variable holding the Authorization secret.")
     ] = defaults.ATHENA_SECRET_ENV,
     x_server_url: Annotated[str, typer.Option(
         help="Value of the X-Server-URL header.")] = defaults.ATHENA_X_SERVER_URL,
+    athena_id_base: Annotated[int | None, typer.Option(
+        help="Start of the exercise and submission ids sent to Athena (kept below 2**53). "
+             "Athena stores submissions by id: Eunomia's ids stay above any LMS's.",
+        show_default="2**52")] = None,
     prompt_dir: Annotated[Path | None, typer.Option(
         help="Folder with prompt templates (system.txt, user.txt) overriding the built-in "
              "ones of llm:<model> targets.")] = None,
@@ -237,6 +267,7 @@ def run(
         run_name=run_name, results=results, store=store, cases=cases,
         max_cases=max_cases, concurrency=concurrency, timeout=timeout, retries=retries,
         repeat=repeat, resume=resume, retry_failed=retry_failed, no_cache=no_cache,
+        cache=cache, retry_500=retry_500, athena_id_base=athena_id_base,
         secret_env=secret_env, x_server_url=x_server_url, prompt_dir=prompt_dir,
         ask=interactive(), executor=executor, ray_address=ray_address,
     )

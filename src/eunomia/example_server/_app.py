@@ -1,7 +1,7 @@
 """The aiohttp application: the rule-based grader behind the Athena module contract.
 
 The HTTP side (headers, validation, paths, errors) is
-:func:`eunomia.athena.create_module_app`; this module only grades.
+:func:`eunomia.athena.server.create_module_app`; this module only grades.
 """
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ import json
 from aiohttp import web
 
 from eunomia.apollon import parse_diagram
-from eunomia.athena import AthenaFeedback, FeedbackRequest, LLMRequestUsage, create_module_app
-from eunomia.athena._module_server import (
+from eunomia.athena import AthenaFeedback, FeedbackRequest, LLMRequestUsage
+from eunomia.athena.server import (
     DEFAULT_MODULE_NAME,
     MAX_BODY_BYTES,
     MODULE_PATH,
+    create_module_app,
     manager_path,
 )
 from eunomia.example_server.grading import grade

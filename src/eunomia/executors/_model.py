@@ -31,12 +31,14 @@ class ChatFailure:
     status: int | None
     raw_text: str | None
     """Set when it was an unusable answer (:class:`eunomia.judge.UnusableAnswer`)."""
+    log: tuple[str, ...] = ()
+    """Every attempt's outcome (``CallError.attempt_log``)."""
 
     @classmethod
     def of(cls, exc: CallError) -> ChatFailure:
         raw = getattr(exc, "raw_text", None)
         return cls(exc.reason, exc.attempts, exc.retryable, exc.status,
-                   raw if isinstance(raw, str) else None)
+                   raw if isinstance(raw, str) else None, exc.attempt_log)
 
     def error(self) -> CallError:
         exc: CallError
@@ -47,6 +49,7 @@ class ChatFailure:
         else:
             exc = CallError(self.reason, retryable=self.retryable, status=self.status)
         exc.attempts = self.attempts
+        exc.attempt_log = self.log
         return exc
 
 

@@ -37,14 +37,17 @@ class CallFailure:
     reason: str
     attempts: int
     status: int | None = None
+    log: tuple[str, ...] = ()
+    """Every attempt's outcome (``CallError.attempt_log``)."""
 
     @classmethod
     def of(cls, exc: CallError) -> CallFailure:
-        return cls(exc.reason, exc.attempts, exc.status)
+        return cls(exc.reason, exc.attempts, exc.status, exc.attempt_log)
 
     def error(self) -> CallError:
         exc = CallError(self.reason, retryable=False, status=self.status)
         exc.attempts = self.attempts
+        exc.attempt_log = self.log
         return exc
 
 

@@ -16,7 +16,14 @@ from eunomia.judge._judge import (
     parse_answer,
     unusable,
 )
-from eunomia.judge._schema import MAX_SCORE, SCORES, JudgeAnswer, Verdict, judge_schema
+from eunomia.judge._schema import (
+    MAX_SCORE,
+    SCORES,
+    JudgeAnswer,
+    Verdict,
+    expected_score,
+    judge_schema,
+)
 
 __all__ = [
     "FIELDS",
@@ -31,6 +38,7 @@ __all__ = [
     "Rubric",
     "UnusableAnswer",
     "Verdict",
+    "expected_score",
     "judge_schema",
     "parse_answer",
     "unusable",

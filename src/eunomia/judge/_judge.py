@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
-from eunomia.judge._schema import JudgeAnswer, Verdict, judge_schema
+from eunomia.judge._schema import SCORES, JudgeAnswer, Verdict, expected_score, judge_schema
 from eunomia.llm_feedback._prompt import Template
 from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings
 from eunomia.scheduler import CallError
@@ -155,6 +155,8 @@ class JudgeCall:
     result: ChatResult
     attempts: int
     cached: bool
+    log: tuple[str, ...] = ()
+    """Each attempt's outcome (``("HTTP 503", "ok")``); empty for a cache hit."""
 
 
 JudgeCaller = Callable[[ChatRequest, int, Callable[[ChatResult], Any]], Awaitable[JudgeCall]]
@@ -166,7 +168,11 @@ class Judge:
     """Scores answers with a judge model on the rubric (0–5)."""
 
     def __init__(self, rubric: Rubric | None = None, *,
-                 settings: GenerationSettings | None = None, repeats: int = 1) -> None:
+                 settings: GenerationSettings | None = None, repeats: int = 1,
+                 weighted: bool = False) -> None:
+        """``weighted`` asks the provider for the score values' probabilities too
+        (``ChatRequest.score_logprobs``): verdicts then carry the probability-weighted score
+        where the provider gives them. The sampled answer does not change."""
         if repeats < 1:
             raise EunomiaError(f"--judge-repeats must be at least 1, got {repeats}")
         self.rubric = rubric or Rubric.load()
@@ -177,6 +183,7 @@ class Judge:
         self.settings = base.model_copy(update=update)
         self.repeats = repeats
         self.schema = judge_schema()
+        self.weighted = weighted
 
     def request(self, item: JudgeItem, repeat: int = 0, rubric: Rubric | None = None
                 ) -> ChatRequest:
@@ -189,6 +196,7 @@ class Judge:
                       ChatMessage(role="user", content=(rubric or self.rubric).render(item))),
             settings=settings,
             json_schema=self.schema,
+            score_logprobs=tuple(str(s) for s in SCORES) if self.weighted else None,
         )
 
     async def score(self, item: JudgeItem, call: JudgeCaller,
@@ -207,6 +215,10 @@ class Judge:
                                    raw=bad.raw_text, attempts=exc.attempts, repeat=k))
                 continue
             answer = parse_answer(got.result)
+            distribution = got.result.score_distribution
+            weighted = expected_score(distribution) \
+                if distribution and distribution.get(str(answer.score), 0) > 0 else None
             out.append(Verdict(score=answer.score, feedback=answer.feedback.strip(),
-                               attempts=got.attempts, cached=got.cached, repeat=k))
+                               attempts=got.attempts, cached=got.cached, repeat=k,
+                               weighted_score=weighted))
         return out

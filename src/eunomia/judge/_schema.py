@@ -39,6 +39,23 @@ class Verdict(BaseModel):
     attempts: int = 1
     cached: bool = False
     repeat: int = 0
+    weighted_score: float | None = None
+    """The probability-weighted score (G-Eval): the expectation over the score values' token
+    probabilities, when the judge was asked for them and its provider gives them."""
+
+
+def expected_score(distribution: dict[str, float] | None) -> float | None:
+    """The probability-weighted score: the mean of the values 0..5 weighted by their
+    probabilities, renormalised over them (``ChatResult.score_distribution``); None without
+    a distribution or when the score values had no probability at all."""
+    if not distribution:
+        return None
+    total = weighted = 0.0
+    for value, p in distribution.items():
+        if value.isdigit() and int(value) in SCORES and p > 0:
+            total += p
+            weighted += int(value) * p
+    return weighted / total if total > 0 else None
 
 
 def judge_schema(feedback_max_chars: int | None = defaults.JUDGE_FEEDBACK_MAX_CHARS
@@ -59,4 +76,4 @@ def judge_schema(feedback_max_chars: int | None = defaults.JUDGE_FEEDBACK_MAX_CH
     }
 
 
-__all__ = ["MAX_SCORE", "SCORES", "JudgeAnswer", "Verdict", "judge_schema"]
+__all__ = ["MAX_SCORE", "SCORES", "JudgeAnswer", "Verdict", "expected_score", "judge_schema"]

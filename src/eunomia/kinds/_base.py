@@ -121,6 +121,15 @@ class RunContext:
     use_cache: bool
     """False with ``--no-cache``: answers are asked anew (and the cache refreshed)."""
     console: Console
+    cache_systems: bool = False
+    """``--cache``: also reuse the answers of systems under test that may change without
+    their configuration changing (reached over HTTP: Athena, ``http:``), from earlier runs.
+    By default such a system is asked again; its answers are still cached for later."""
+
+    def reads_cache(self, system: object) -> bool:
+        """Whether answers of ``system`` (a target or model) may come from the cache."""
+        return self.use_cache and (self.cache_systems
+                                   or bool(getattr(system, "cache_across_runs", True)))
 
 
 class Session(Protocol):

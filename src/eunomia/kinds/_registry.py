@@ -17,6 +17,7 @@ from eunomia.kinds._base import Kind
 KINDS: dict[str, str] = {
     "scenarios": "eunomia.kinds.scenarios",
     "tasks": "eunomia.kinds.tasks",
+    "judge_check": "eunomia.kinds.judge_check",
 }
 """Run kind (as stored with a run) -> the package that implements it."""
 

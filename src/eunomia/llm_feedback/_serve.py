@@ -10,7 +10,7 @@ from pathlib import Path
 from aiohttp import web
 
 from eunomia import defaults
-from eunomia.athena import create_module_app, start_module_server
+from eunomia.athena.server import create_module_app, start_module_server
 from eunomia.llm_feedback._engine import FeedbackEngine
 from eunomia.llm_feedback._prompt import PromptTemplates
 from eunomia.models import ModelProvider

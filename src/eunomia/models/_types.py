@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from eunomia import defaults
 
@@ -55,6 +55,19 @@ class ChatRequest(BaseModel):
     settings: GenerationSettings = GenerationSettings()
     json_schema: dict[str, Any] | None = None
     stream: bool = False
+    score_logprobs: tuple[str, ...] | None = None
+    """Values whose probabilities to report at the answer's score (e.g. ``("0", ..., "5")``):
+    a provider that has token log-probabilities returns them in
+    :attr:`ChatResult.score_distribution`; others ignore it. Never changes the answer."""
+
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Left out when unset: a request without it is the same text (and cache key) as
+        # before the field existed.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("score_logprobs", ()) is None:
+            del data["score_logprobs"]
+        return data
 
 
 class Usage(BaseModel):
@@ -86,6 +99,11 @@ class ChatResult(BaseModel):
     time_to_first_token_s: float | None = None
     model: str
     """The model that answered, as the provider reports it (e.g. ``gpt-4o-mini-2024-07-18``)."""
+    score_distribution: dict[str, float] | None = None
+    """With :attr:`ChatRequest.score_logprobs`: each value's probability at the position of
+    the answer's score (the first answer token that spells one of the values, after leading
+    punctuation), 0 for a value not among the provider's top alternatives there; None when
+    the provider gives no log-probabilities or the answer has no such token."""
 
 
 @runtime_checkable

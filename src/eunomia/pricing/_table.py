@@ -4,6 +4,8 @@ One table serves every part of Eunomia. It reads the ``llm_cost.yml`` format of
 the original test bench (``llm_costs: {model: {input_cost_per_million, ...}}``)
 and can be extended from model configs. A model missing from the table gives an
 unknown cost (``None``) and a warning, never a crash and never a silent zero.
+A dated snapshot name that is not priced itself (``gpt-4o-mini-2024-07-18``) is priced
+as its undated entry (``gpt-4o-mini``), and its cost line says so (``priced_as``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from eunomia.bounds import Price
 from eunomia.errors import Diagnostic, EunomiaError
+from eunomia.pricing._names import provider_less, undated
 from eunomia.yamlfile import YamlFileError, read_yaml, validate_document
 
 
@@ -49,6 +52,22 @@ class CostLine:
     cached_input_tokens: int
     input_cost: float | None
     output_cost: float | None
+    priced_as: str | None = None
+    """The price entry used when it is not the model's own name: a dated name priced as its
+    undated entry (``gpt-4o-mini-2024-07-18`` -> ``gpt-4o-mini``)."""
+    bundled_as_of: str | None = None
+    """Set when the price came from Eunomia's bundled table (its date), not the user's."""
+
+    @property
+    def note(self) -> str | None:
+        """What a summary shows about this line's price, if anything."""
+        parts: list[str] = []
+        if self.priced_as is not None:
+            parts.append(f"priced as {self.priced_as} (no price for the dated name)")
+        if self.bundled_as_of is not None:
+            parts.append(f"priced from Eunomia's bundled table of {self.bundled_as_of} "
+                         "(check it, or price the model in llm_cost.yml)")
+        return f"{self.llm} " + "; ".join(parts) if parts else None
 
     @property
     def total(self) -> float | None:
@@ -67,6 +86,11 @@ class CostSummary:
 
     details: tuple[CostLine, ...] = ()
     unknown_models: tuple[str, ...] = field(default=())
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Which price entries stood in for which model names (dated names)."""
+        return tuple(n for line in self.details if (n := line.note) is not None)
 
     @property
     def total_input_cost(self) -> float | None:
@@ -103,12 +127,32 @@ class TokenCount:
     cached_input_tokens: int = 0
 
 
-class PriceTable:
-    """Prices by model name; lookups also try case-insensitive and provider-less names."""
+@dataclass(frozen=True, slots=True)
+class PriceMatch:
+    """The price entry a model name resolved to."""
 
-    def __init__(self, prices: Mapping[str, ModelPrice] | None = None) -> None:
+    entry: str
+    """The entry's name in the table."""
+    price: ModelPrice
+    dated: bool = False
+    """True when a dated name was priced as its undated entry."""
+
+
+_BUNDLED_KEY = "bundled_as_of"
+"""Marks a stored entry that came from the bundled table (never read from llm_cost.yml)."""
+
+
+class PriceTable:
+    """Prices by model name; lookups also try case-insensitive and provider-less names, then
+    a dated name's undated entry."""
+
+    def __init__(self, prices: Mapping[str, ModelPrice] | None = None, *,
+                 bundled: Mapping[str, str] | None = None) -> None:
         self._prices: dict[str, ModelPrice] = dict(prices or {})
-        self._folded = {k.casefold(): v for k, v in self._prices.items()}
+        self._folded = {k.casefold(): k for k in self._prices}
+        self._bundled: dict[str, str] = {k: v for k, v in (bundled or {}).items()
+                                         if k in self._prices}
+        """Entries that come from Eunomia's bundled table -> its date."""
 
     def __len__(self) -> int:
         return len(self._prices)
@@ -117,30 +161,62 @@ class PriceTable:
         return list(self._prices)
 
     def to_json(self) -> dict[str, Any]:
-        return {name: price.model_dump() for name, price in self._prices.items()}
+        """The table as a run stores it (a bundled entry carries its table's date)."""
+        out: dict[str, Any] = {}
+        for name, price in self._prices.items():
+            entry = price.model_dump()
+            if name in self._bundled:
+                entry[_BUNDLED_KEY] = self._bundled[name]
+            out[name] = entry
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PriceTable:
-        return cls({name: ModelPrice.model_validate(p) for name, p in data.items()})
+        prices: dict[str, ModelPrice] = {}
+        bundled: dict[str, str] = {}
+        for name, p in data.items():
+            fields = dict(p)
+            as_of = fields.pop(_BUNDLED_KEY, None)
+            if as_of is not None:
+                bundled[name] = str(as_of)
+            prices[name] = ModelPrice.model_validate(fields)
+        return cls(prices, bundled=bundled)
 
     def merged(self, other: PriceTable) -> PriceTable:
         """A new table with ``other``'s prices taking precedence."""
-        return PriceTable({**self._prices, **other._prices})
+        bundled = {k: v for k, v in self._bundled.items() if k not in other._prices}
+        return PriceTable({**self._prices, **other._prices}, bundled={**bundled, **other._bundled})
 
-    def lookup(self, model: str) -> ModelPrice | None:
-        for name in _candidates(model):
-            price = self._prices.get(name) or self._folded.get(name.casefold())
-            if price is not None:
-                return price
+    def _entry(self, name: str) -> str | None:
+        return name if name in self._prices else self._folded.get(name.casefold())
+
+    def resolve(self, model: str) -> PriceMatch | None:
+        """The entry pricing ``model``: its own name (also case-insensitive and without a
+        provider prefix), else, for a dated snapshot name, the undated one."""
+        names = provider_less(model)
+        for name in names:
+            entry = self._entry(name)
+            if entry is not None:
+                return PriceMatch(entry, self._prices[entry])
+        for name in names:
+            base = undated(name)
+            entry = self._entry(base) if base is not None else None
+            if entry is not None:
+                return PriceMatch(entry, self._prices[entry], dated=True)
         return None
 
+    def lookup(self, model: str) -> ModelPrice | None:
+        match = self.resolve(model)
+        return match.price if match is not None else None
+
     def cost_line(self, count: TokenCount) -> CostLine:
-        price = self.lookup(count.model)
-        if price is None:
+        match = self.resolve(count.model)
+        if match is None:
             return CostLine(
                 count.model, count.input_tokens, count.output_tokens,
                 count.cached_input_tokens, None, None,
             )
+        price = match.price
         cached = min(max(count.cached_input_tokens, 0), count.input_tokens)
         cached_rate = (
             price.cached_input_cost_per_million
@@ -152,7 +228,8 @@ class PriceTable:
         ) / 1_000_000
         output_cost = count.output_tokens * price.output_cost_per_million / 1_000_000
         return CostLine(
-            count.model, count.input_tokens, count.output_tokens, cached, input_cost, output_cost
+            count.model, count.input_tokens, count.output_tokens, cached, input_cost, output_cost,
+            match.entry if match.dated else None, self._bundled.get(match.entry),
         )
 
     def summarize(self, counts: Iterable[TokenCount]) -> CostSummary:
@@ -168,14 +245,6 @@ class PriceTable:
         )
         unknown = tuple(line.llm for line in lines if not line.known)
         return CostSummary(lines, unknown)
-
-
-def _candidates(model: str) -> list[str]:
-    names = [model]
-    for sep in (":", "/"):
-        if sep in model:
-            names.append(model.split(sep, 1)[1])
-    return names
 
 
 def load_price_file(path: Path) -> tuple[PriceTable, list[Diagnostic]]:

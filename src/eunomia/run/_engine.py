@@ -87,6 +87,7 @@ async def run_evaluation(
     use_cache: bool = True,
     settings: dict[str, Any] | None = None,
     executor: Executor | None = None,
+    cache_systems: bool = False,
 ) -> RunReport:
     """Evaluate every selected case of every suite of ``plan`` on every target,
     ``repeats`` times, and export the results.
@@ -94,7 +95,9 @@ async def run_evaluation(
     ``settings`` (what the command line needs to resume: paths, specs...) is stored with
     the run beside the plan's own. With ``resume``, cases already stored are not run
     again (failed ones are, with ``retry_failed``). ``executor`` says where the calls are
-    made (default: this process).
+    made (default: this process). ``cache_systems`` (``--cache``) also reuses the cached
+    answers of systems that may change behind an unchanged configuration (see
+    :class:`eunomia.kinds.RunContext`).
     """
     if repeats < 1:
         raise EunomiaError(f"--repeat must be at least 1, got {repeats}")
@@ -124,7 +127,7 @@ async def run_evaluation(
             raise
         status = "interrupted"
         context = RunContext(store, run, options, executor or LocalExecutor(), use_cache,
-                             console)
+                             console, cache_systems)
         try:
             with store.grouped():  # cases finishing together share a commit
                 async with plan.session(context) as session:

@@ -2,6 +2,13 @@
 
 Built on tenacity: exponential backoff with full jitter, except that a server's
 ``Retry-After`` (carried on :class:`CallError`) is honoured when present.
+
+Retried: connection errors (refused, reset, disconnected), timeouts, 408, 425, 429 and the
+5xx statuses but 500. HTTP 500 is retried only with ``RetryPolicy.retry_500``: a system that
+failed for a deterministic reason (its LLM's answer did not parse) fails again, and every
+attempt may spend LLM tokens that a 500 never reports. Every attempt's outcome is logged
+(``Attempted.log``, ``CallError.attempt_log``), so a case says what happened, e.g.
+``("HTTP 503", "connection reset", "ok")``.
 """
 
 from __future__ import annotations
@@ -36,10 +43,20 @@ class RetryPolicy:
     backoff_initial_s: float = defaults.BACKOFF_INITIAL_S
     backoff_max_s: float = defaults.BACKOFF_MAX_S
     retry_after_max_s: float = defaults.RETRY_AFTER_MAX_S
+    retry_500: bool = False
+    """Retry HTTP 500 too. Off by default: a 500 is mostly deterministic, and the system
+    under test may have spent LLM tokens on each attempt without reporting them."""
 
 
-def _is_retryable(exc: BaseException) -> bool:
-    return isinstance(exc, CallError) and exc.retryable
+OK = "ok"
+"""The attempt-log entry of a successful attempt."""
+
+
+def should_retry(exc: BaseException, policy: RetryPolicy) -> bool:
+    """Whether a failed attempt is worth another (retries left aside)."""
+    if not isinstance(exc, CallError) or not exc.retryable:
+        return False
+    return exc.status != 500 or policy.retry_500
 
 
 class _Wait:
@@ -65,6 +82,8 @@ class Attempted(Generic[T]):
     attempts: int
     latency_s: float
     """Wall time of the successful attempt."""
+    log: tuple[str, ...] = ()
+    """Every attempt's outcome, in order, the last one ``"ok"``: e.g. ``("HTTP 503", "ok")``."""
 
 
 async def call_with_retry(
@@ -76,31 +95,38 @@ async def call_with_retry(
 
     Each attempt holds a limiter slot and is bounded by ``policy.timeout_s``. The
     final failure is re-raised as a :class:`CallError` whose ``attempts`` says how
-    many tries were made.
+    many tries were made and ``attempt_log`` what each of them gave.
     """
-    tries = 0
     latency = 0.0
+    log: list[str] = []
 
     async def one() -> T:
-        nonlocal tries, latency
-        tries += 1
+        nonlocal latency
         started = time.perf_counter()
-        if limiter is None:
-            value = await _timed(attempt, policy.timeout_s)
-        else:
-            async with limiter.slot():
-                started = time.perf_counter()
-                try:
-                    value = await _timed(attempt, policy.timeout_s)
-                except CallError as exc:
-                    if exc.rate_limited:
-                        pause = exc.retry_after
-                        if pause is not None:
-                            pause = min(pause, policy.retry_after_max_s)
-                        limiter.on_rate_limited(pause)
-                    raise
-                limiter.on_success()
+        try:
+            if limiter is None:
+                value = await _timed(attempt, policy.timeout_s)
+            else:
+                async with limiter.slot():
+                    started = time.perf_counter()
+                    try:
+                        value = await _timed(attempt, policy.timeout_s)
+                    except CallError as exc:
+                        if exc.rate_limited:
+                            pause = exc.retry_after
+                            if pause is not None:
+                                pause = min(pause, policy.retry_after_max_s)
+                            limiter.on_rate_limited(pause)
+                        raise
+                    limiter.on_success()
+        except CallError as exc:
+            log.append(exc.outcome)
+            raise
+        except BaseException:
+            log.append("error")  # a bug or a cancellation: re-raised as it is
+            raise
         latency = time.perf_counter() - started
+        log.append(OK)
         return value
 
     # Fast path: the first attempt is made directly (building tenacity's state costs more
@@ -111,11 +137,11 @@ async def call_with_retry(
     except Exception as exc:  # replayed below
         first: BaseException | None = exc
     else:
-        return Attempted(value, tries, latency)
+        return Attempted(value, len(log), latency, tuple(log))
     retrying = AsyncRetrying(
         stop=stop_after_attempt(policy.retries + 1),
         wait=_Wait(policy),
-        retry=retry_if_exception(_is_retryable),
+        retry=retry_if_exception(lambda exc: should_retry(exc, policy)),
         reraise=True,
     )
     try:
@@ -126,9 +152,10 @@ async def call_with_retry(
                     raise failed
                 value = await one()
     except CallError as exc:
-        exc.attempts = tries
+        exc.attempts = len(log)
+        exc.attempt_log = tuple(log)
         raise
-    return Attempted(value, tries, latency)
+    return Attempted(value, len(log), latency, tuple(log))
 
 
 async def _timed(attempt: Callable[[], Awaitable[T]], timeout_s: float | None) -> T:
@@ -138,4 +165,5 @@ async def _timed(attempt: Callable[[], Awaitable[T]], timeout_s: float | None) -
         async with asyncio.timeout(timeout_s):
             return await attempt()
     except TimeoutError:
-        raise CallError(f"timed out after {timeout_s:g} s", retryable=True) from None
+        raise CallError(f"timed out after {timeout_s:g} s", retryable=True,
+                        label=f"timeout after {timeout_s:g} s") from None

@@ -43,6 +43,10 @@ class CaseOutcome:
     """The response came from the cache: no request was made."""
     request_hash: str | None = None
     response_hash: str | None = None
+    attempt_log: tuple[str, ...] = ()
+    """Each attempt's outcome when there was more than one (``("HTTP 503", "ok")``)."""
+    reported_cost: float | None = None
+    """The cost the system reported itself (Athena's ``totalUsage.cost``), beside ours."""
 
     @property
     def ok(self) -> bool:
@@ -63,6 +67,7 @@ def build_outcome(
     cached: bool = False,
     request_hash: str | None = None,
     response_hash: str | None = None,
+    attempt_log: tuple[str, ...] = (),
 ) -> CaseOutcome:
     """Score and price a response. The live run and ``eunomia export`` both use this."""
     cost = prices.summarize(
@@ -84,4 +89,6 @@ def build_outcome(
         cached=cached,
         request_hash=request_hash,
         response_hash=response_hash,
+        attempt_log=attempt_log,
+        reported_cost=response.reported_cost,
     )

@@ -6,6 +6,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from eunomia.pricing import cost_disagrees
 from eunomia.scenarios import Scenario
 from eunomia.scoring._outcome import CaseOutcome, CaseStatus
 
@@ -42,6 +43,7 @@ class Failure:
     status: CaseStatus
     reason: str
     attempts: int
+    attempt_log: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -80,6 +82,15 @@ class ScenarioSummary:
     """How many scored cases got each set of returned instructions (sorted ids)."""
     cached: int = 0
     """Cases answered from the response cache (no request made)."""
+    price_notes: set[str] = field(default_factory=set)
+    """Prices that stood in for a model's own (a dated name's undated entry, the bundled
+    table): said beside the totals."""
+    reported_costs: list[float] = field(default_factory=list)
+    """The system's own cost figure of every case that reported one."""
+    reported_cost_computed: list[float] = field(default_factory=list)
+    """Eunomia's cost of the same cases (those whose cost is known)."""
+    cost_disagreements: int = 0
+    """Cases whose reported cost differs from Eunomia's by more than 1 %."""
 
     def __post_init__(self) -> None:
         self.criteria = {c.id: CriterionStats() for c in self.scenario.criteria}
@@ -93,7 +104,14 @@ class ScenarioSummary:
             self.request_timed += 1
         self.input_tokens += outcome.cost.input_tokens
         self.output_tokens += outcome.cost.output_tokens
+        if outcome.reported_cost is not None:
+            self.reported_costs.append(outcome.reported_cost)
+            if outcome.cost.total_cost is not None:
+                self.reported_cost_computed.append(outcome.cost.total_cost)
+            self.cost_disagreements += bool(cost_disagrees(outcome.reported_cost,
+                                                           outcome.cost.total_cost))
         if outcome.cost.details:
+            self.price_notes.update(outcome.cost.notes)
             total_cost = outcome.cost.total_cost
             if total_cost is None:
                 self.cost_unknown += 1
@@ -104,7 +122,8 @@ class ScenarioSummary:
         score = outcome.score
         if outcome.status is not CaseStatus.SCORED or score is None:
             self.failures.append(
-                Failure(outcome.case, outcome.status, outcome.error or "unknown", outcome.attempts)
+                Failure(outcome.case, outcome.status, outcome.error or "unknown", outcome.attempts,
+                        outcome.attempt_log)
             )
             return
         self.scored += 1

@@ -15,6 +15,7 @@ from eunomia.stats._agreement import (
     percent_agreement,
     quadratic_weighted_kappa,
 )
+from eunomia.stats._auc import auc, clustered_auc_ci
 from eunomia.stats._descriptive import distribution, flip_rate, pareto_front, quantile
 from eunomia.stats._intervals import Interval, bootstrap_mean_ci
 from eunomia.stats._regression import LinearFit, linear_fit, t_quantile
@@ -25,7 +26,9 @@ __all__ = [
     "LinearFit",
     "PairedDelta",
     "TestResult",
+    "auc",
     "bootstrap_mean_ci",
+    "clustered_auc_ci",
     "distribution",
     "fleiss_kappa",
     "flip_rate",

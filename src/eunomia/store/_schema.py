@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2 added ``cases.attempt_log``; a store of version 1 is upgraded when opened."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -47,6 +48,7 @@ CREATE TABLE IF NOT EXISTS cases (
     response      TEXT,                      -- blob hash of the normalised response
     finished      TEXT NOT NULL,
     seq           INTEGER NOT NULL,          -- order of completion within the run
+    attempt_log   TEXT,                      -- JSON list of each attempt's outcome, when retried
     PRIMARY KEY (run_id, suite, target, case_name, repeat)
 );
 CREATE TABLE IF NOT EXISTS blobs (
@@ -60,3 +62,8 @@ CREATE TABLE IF NOT EXISTS cache (
     created   TEXT NOT NULL
 );
 """
+
+UPGRADES: dict[int, str] = {
+    1: "ALTER TABLE cases ADD COLUMN attempt_log TEXT",
+}
+"""The statement that brings a store from version N to N + 1."""

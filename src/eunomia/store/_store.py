@@ -26,7 +26,7 @@ import orjson
 
 from eunomia import __version__, defaults
 from eunomia.errors import EunomiaError
-from eunomia.store._schema import SCHEMA, SCHEMA_VERSION
+from eunomia.store._schema import SCHEMA, SCHEMA_VERSION, UPGRADES
 
 
 def _now() -> str:
@@ -54,8 +54,8 @@ def compress(data: bytes) -> bytes:
 _CASE_SQL = (
     "INSERT OR REPLACE INTO cases(run_id, suite, target, case_name, repeat, status,"
     " error, attempts, latency_s, cached, score, input_tokens, output_tokens, cost,"
-    " request, response, finished, seq)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " request, response, finished, seq, attempt_log)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _CACHE_SQL = "INSERT OR REPLACE INTO cache(key, response, latency_s, created) VALUES (?, ?, ?, ?)"
 _BLOB_SQL = "INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)"
@@ -119,6 +119,9 @@ class CaseRow:
     request: str | None
     response: str | None
     finished: str
+    attempt_log: tuple[str, ...] = ()
+    """Each attempt's outcome (``("HTTP 503", "ok")``) when the case took more than one
+    attempt; empty otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +165,8 @@ class RunStore:
         if int(version) > SCHEMA_VERSION:
             raise EunomiaError(f"run store {path} was written by a newer Eunomia "
                                f"(schema {version} > {SCHEMA_VERSION})")
+        if int(version) < SCHEMA_VERSION:
+            self._upgrade(int(version))
         self._seq: dict[int, int] = {}
         self._known: set[str] = set()
         """Blob hashes this process has stored: not compressed and inserted again."""
@@ -172,6 +177,25 @@ class RunStore:
         self._failure: EunomiaError | None = None
         """A group commit that failed after its cases were handed over: raised by the next
         call, so the run stops clearly (those cases are not stored; resume asks again)."""
+
+    def _upgrade(self, version: int) -> None:
+        """Bring a store written by an earlier Eunomia to this schema (in one transaction)."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:  # another process may have upgraded it meanwhile
+                version = int(self._db.execute(
+                    "SELECT value FROM meta WHERE key='schema_version'").fetchone()[0])
+                for step in range(version, SCHEMA_VERSION):
+                    self._db.execute(UPGRADES[step])
+                self._db.execute("UPDATE meta SET value=? WHERE key='schema_version'",
+                                 (str(SCHEMA_VERSION),))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise self._error(f"cannot upgrade (schema {version} to {SCHEMA_VERSION})",
+                              exc) from None
 
     def _error(self, what: str, exc: BaseException) -> EunomiaError:
         detail = str(exc)
@@ -434,7 +458,9 @@ class RunStore:
         return (run.id, row.suite, row.target, row.case_name, row.repeat, row.status, row.error,
                 row.attempts, row.latency_s, int(row.cached), row.score, row.input_tokens,
                 row.output_tokens, row.cost, row.request, row.response, row.finished,
-                self._next_seq(run))
+                self._next_seq(run),
+                orjson.dumps(list(row.attempt_log)).decode() if len(row.attempt_log) > 1
+                else None)
 
     def finished_keys(self, run: RunInfo, *, include_failed: bool = True
                       ) -> set[tuple[str, str, str, int]]:
@@ -550,12 +576,14 @@ class RunStore:
 _NAMES_PER_QUERY = 500
 """Case names per ``IN (...)`` query of :meth:`RunStore.cases_named`."""
 _CASE_COLUMNS = ("SELECT suite, target, case_name, repeat, status, error, attempts, latency_s,"
-                 " cached, score, input_tokens, output_tokens, cost, request, response, finished")
+                 " cached, score, input_tokens, output_tokens, cost, request, response, finished,"
+                 " attempt_log")
 
 
 def _case_row(r: Sequence[Any]) -> CaseRow:
+    log = tuple(str(x) for x in orjson.loads(r[16])) if r[16] else ()
     return CaseRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10],
-                   r[11], r[12], r[13], r[14], r[15])
+                   r[11], r[12], r[13], r[14], r[15], log)
 
 
 def now() -> str:

@@ -20,23 +20,34 @@ class TargetResponse:
     """Wall time of the successful attempt."""
     raw: Any = None
     """The decoded response body (or the engine's own output), kept for the results."""
+    reported_cost: float | None = None
+    """The cost the system under test reported itself (Athena: ``meta.totalUsage.cost``), or
+    None when it reported none. Kept beside Eunomia's own figure (recomputed from the token
+    counts and ``llm_cost.yml``), never used in its place: Athena's prices input tokens at the
+    output rate, from prices in its ``.env`` whatever model answered."""
 
     def to_json(self) -> dict[str, Any]:
-        """The normalised response, as stored and cached."""
-        return {
+        """The normalised response, as stored and cached (``reported_cost`` only when set)."""
+        out: dict[str, Any] = {
             "feedback": [f.model_dump(mode="json", by_alias=True) for f in self.feedback],
             "usage": [u.model_dump(mode="json", by_alias=True) for u in self.usage],
             "latency_s": self.latency_s,
             "raw": self.raw,
         }
+        if self.reported_cost is not None:
+            out["reported_cost"] = self.reported_cost
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TargetResponse:
+        reported = data.get("reported_cost")
         return cls(
             feedback=[AthenaFeedback.model_validate(f) for f in data.get("feedback", [])],
             usage=[LLMRequestUsage.model_validate(u) for u in data.get("usage", [])],
             latency_s=float(data.get("latency_s") or 0.0),
             raw=data.get("raw"),
+            reported_cost=float(reported) if isinstance(reported, int | float)
+            and not isinstance(reported, bool) else None,
         )
 
 

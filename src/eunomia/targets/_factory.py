@@ -21,6 +21,13 @@ class TargetConfig:
     x_server_url: str = defaults.ATHENA_X_SERVER_URL
     max_connections: int = defaults.CONCURRENCY
     prompt_dir: Path | None = None
+    id_base: int | None = None
+    """Start of the ids Eunomia sends to Athena (``athena`` targets); None: ``2**52``. Ids stay
+    below ``2**53``; an LMS numbers its exercises and submissions from 1, far below."""
+    id_seed: str = ""
+    """Picks the run's submission ids (give the run's name): every run and scenario gets its
+    own ids, so no run overwrites another's submissions stored in Athena. "" gives the ids
+    that do not depend on the run (those stored with the request and used for the cache)."""
 
 
 def target_kinds() -> str:
@@ -36,8 +43,10 @@ def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
 
         return AthenaTarget(rest or config.server_url,
                             secret=os.environ.get(config.secret_env) or None,
+                            secret_env=config.secret_env,
                             x_server_url=config.x_server_url,
-                            max_connections=config.max_connections)
+                            max_connections=config.max_connections,
+                            id_base=config.id_base, id_seed=config.id_seed)
     if kind == "example" and not rest:
         from eunomia.targets.example import ExampleServerTarget
 

@@ -1,8 +1,24 @@
-"""The ``athena`` target: an Athena feedback module (or module manager) over HTTP."""
+"""The ``athena`` target: an Athena feedback module (or module manager) over HTTP.
+
+Ids. Athena stores exercises and submissions by id alone, so the target never sends the
+scenario loader's ids (1..N): exercise ids are stable per scenario and submission ids are
+per run and scenario, all in a range no LMS reaches (``[2**52, 2**53)`` by default; see
+:mod:`eunomia.athena._ids`). The request Eunomia stores and hashes for the cache
+(:meth:`AthenaTarget.describe_request`) carries the run-independent submission id, so a
+cached answer is found again by any later run (``--cache``); the request sent differs from it
+in ``submission.id`` only (:meth:`AthenaTarget.sent_request`), and the answer's feedback items
+carry the id that was sent.
+
+Failures say what they mean: a 401 from a module manager names both of its causes (secret or
+X-Server-URL), a 500 for a version-2 Apollon diagram says so, and every attempt is labelled
+for the attempt log ("HTTP 500", "connection reset", "cannot connect"...).
+"""
 
 from __future__ import annotations
 
+import errno
 import json
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -11,7 +27,18 @@ import orjson
 from pydantic import ValidationError
 
 from eunomia import defaults
-from eunomia.athena import parse_feedback_response
+from eunomia.athena import (
+    CASE_SLOTS,
+    DEFAULT_ID_BASE,
+    MANAGER_DEPLOYMENTS,
+    V2_HINT,
+    AthenaIds,
+    is_apollon_v2,
+    is_manager_url,
+    parse_feedback_response,
+    reported_cost,
+    unauthorized_hint,
+)
 from eunomia.errors import EunomiaError, redact
 from eunomia.jsonbody import loads_fast
 from eunomia.scenarios import Scenario, TestCase
@@ -49,11 +76,29 @@ def _scrub(value: Any, secret: str) -> Any:
     return value
 
 
+def _connection_label(exc: BaseException) -> str:
+    """The attempt-log label of a failure before a whole answer arrived."""
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "server disconnected"
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return "answer cut off"
+    if isinstance(exc, ConnectionResetError) or getattr(exc, "errno", None) == errno.ECONNRESET:
+        # e.g. uvicorn closes a kept-alive connection after an unhandled exception (a 500):
+        # the next request on it is reset before the server reads it
+        return "connection reset"
+    return "connection error"
+
+
 class AthenaTarget:
     """POSTs each test case to ``feedback_suggestions`` and parses the answer.
 
+    Its answers are cached, but a later run asks again unless ``--cache`` is given
+    (``cache_across_runs``): the module behind a URL may change without its URL changing.
+
     The URL is ``server_url`` when given, otherwise each scenario's own. The secret
     goes into the ``Authorization`` header only; it is removed from every error text.
+    ``id_base`` starts Eunomia's id range (default ``2**52``) and ``id_seed`` (the run's
+    name) picks the run's submission ids in it: see the module docstring.
     """
 
     def __init__(
@@ -61,21 +106,33 @@ class AthenaTarget:
         server_url: str | None = None,
         *,
         secret: str | None = None,
+        secret_env: str | None = None,
         x_server_url: str = defaults.ATHENA_X_SERVER_URL,
         extra_headers: dict[str, str] | None = None,
         max_connections: int = defaults.CONCURRENCY,
+        id_base: int | None = None,
+        id_seed: str = "",
     ) -> None:
         self.server_url = check_http_url(server_url) if server_url else None
         self._secret = secret
+        self._secret_env = secret_env
         self._headers = {"Content-Type": "application/json", "X-Server-URL": x_server_url}
         self._headers.update(extra_headers or {})
         if secret:
             self._headers["Authorization"] = secret
         self._max_connections = max(1, max_connections)
+        base = DEFAULT_ID_BASE if id_base is None else id_base
+        try:
+            self.ids = AthenaIds(base, id_seed)
+        except ValueError as exc:
+            raise EunomiaError(str(exc)) from None
+        self._stable_ids = AthenaIds(base)
+        self._blocks: dict[int, str] = {}
         self._session: aiohttp.ClientSession | None = None
         self._exercise_json: dict[str, bytes] = {}
-        self._bodies: dict[tuple[str, int], bytes] = {}
+        self._bodies: dict[tuple[str, int, str], bytes] = {}
         self.name = f"athena:{self.server_url}" if self.server_url else "athena"
+        self.cache_across_runs = False
 
     def url_for(self, scenario: Scenario) -> str:
         if self.server_url:
@@ -86,6 +143,25 @@ class AthenaTarget:
                 "give one with --server-url"
             )
         return check_http_url(scenario.server_url, f"server_url of scenario {scenario.name!r}")
+
+    def warnings(self, scenarios: Iterable[Scenario] = ()) -> list[str]:
+        """What will probably go wrong, to print before the first request."""
+        out: list[str] = []
+        if not self._secret:
+            where = f"${self._secret_env} is not set" if self._secret_env else "no secret given"
+            out.append(f"{where}: requests to {self.name} go without an Authorization header, "
+                       "and an Athena module in production answers 401 \"Invalid API secret\"")
+        x_server_url = self._headers["X-Server-URL"]
+        if x_server_url == defaults.ATHENA_X_SERVER_URL:
+            urls = {self.server_url} if self.server_url else {
+                s.server_url for s in scenarios if s.server_url}
+            for url in sorted(u for u in urls if u and is_manager_url(u)):
+                out.append(f"{url} is an Athena module manager: it accepts only the "
+                           "X-Server-URL of one of its LMS deployments (upstream: "
+                           f"{', '.join(MANAGER_DEPLOYMENTS)}) and answers 401 \"Invalid API "
+                           f"secret\" for {x_server_url}, even with the right secret; "
+                           "give one with --x-server-url")
+        return out
 
     async def open(self) -> None:
         if self._session is None:
@@ -106,22 +182,35 @@ class AthenaTarget:
                            "x_server_url": self._headers["X-Server-URL"]}, sort_keys=True)
 
     def describe_request(self, scenario: Scenario, case: TestCase) -> bytes:
-        return self.request_body(scenario, case)
+        """The request as stored and hashed for the cache: the body sent, but with the
+        run-independent submission id (see the module docstring)."""
+        return self._body(self._stable_ids, scenario, case)
+
+    def sent_request(self, scenario: Scenario, case: TestCase) -> bytes:
+        """The body this target sends for a case in this run (ids of the run)."""
+        return self._body(self.ids, scenario, case)
 
     def request_body(self, scenario: Scenario, case: TestCase) -> bytes:
+        """Kept for callers of the earlier name: :meth:`sent_request`."""
+        return self.sent_request(scenario, case)
+
+    def _body(self, ids: AthenaIds, scenario: Scenario, case: TestCase) -> bytes:
         """The JSON body. The exercise part is serialised once per scenario, and the last
         bodies built are kept, so storing a request and sending it encode it once."""
-        key = (scenario.name, case.submission_id)
+        key = (scenario.name, case.submission_id, ids.seed)
         body = self._bodies.get(key)
         if body is not None:
             return body
+        exercise_id = ids.exercise_id(scenario.name)
         exercise = self._exercise_json.get(scenario.name)
         if exercise is None:
-            exercise = orjson.dumps(scenario.athena_exercise().wire())
+            wire = scenario.athena_exercise().wire()
+            wire["id"] = exercise_id
+            exercise = orjson.dumps(wire)
             self._exercise_json[scenario.name] = exercise
         submission = orjson.dumps({
-            "id": case.submission_id,
-            "exerciseId": scenario.exercise.id,
+            "id": ids.submission_id(scenario.name, case.submission_id),
+            "exerciseId": exercise_id,
             "model": case.submission,
             "meta": {},
         })
@@ -134,29 +223,69 @@ class AthenaTarget:
     def _fail(self, reason: str, **kw: Any) -> CallError:
         return CallError(redact(reason, [self._secret or ""]), **kw)
 
+    def _claim_block(self, scenario: Scenario) -> None:
+        """Refuse to send when another scenario of this run has the same submission ids."""
+        block = self.ids.block(scenario.name)
+        owner = self._blocks.setdefault(block, scenario.name)
+        if owner != scenario.name:
+            raise self._fail(
+                f"scenarios {owner!r} and {scenario.name!r} were given the same Athena "
+                f"submission ids in this run (block {block} of {self.ids.blocks}); nothing "
+                "was sent, so nothing was overwritten: rename one of them, or run it with "
+                "another run name", retryable=False, label="id clash")
+
+    def check_ids(self, scenarios: Iterable[Scenario]) -> None:
+        """Raise :class:`EunomiaError` before any request when two scenarios of the run would
+        get the same submission ids (workers of a cluster each see only their own cases)."""
+        seen: dict[int, str] = {}
+        for scenario in scenarios:
+            owner = seen.setdefault(self.ids.block(scenario.name), scenario.name)
+            if owner != scenario.name:
+                raise EunomiaError(
+                    f"scenarios {owner!r} and {scenario.name!r} would get the same Athena "
+                    "submission ids in this run: rename one of them, or use another run name")
+
+    def _explain(self, status: int, url: str, case: TestCase) -> str:
+        if status == 401:
+            return unauthorized_hint(url, secret_env=self._secret_env,
+                                     secret_sent=bool(self._secret),
+                                     x_server_url=self._headers["X-Server-URL"])
+        if status == 500 and is_apollon_v2(case.submission):
+            return V2_HINT
+        return ""
+
     async def feedback(self, scenario: Scenario, case: TestCase) -> TargetResponse:
         if self._session is None:
             await self.open()
         assert self._session is not None
         url = self.url_for(scenario)
+        if case.submission_id >= CASE_SLOTS:
+            raise self._fail(f"test case number {case.submission_id} is beyond the "
+                             f"{CASE_SLOTS - 1:,} Athena submission ids of a scenario",
+                             retryable=False, label="too many cases")
+        self._claim_block(scenario)
         try:
             async with self._session.post(
-                url, data=self.request_body(scenario, case), headers=self._headers
+                url, data=self.sent_request(scenario, case), headers=self._headers
             ) as response:
                 status = response.status
                 body = await response.read()
                 retry_after = parse_retry_after(response.headers.get("Retry-After"))
         except aiohttp.ClientConnectorError as exc:
-            raise self._fail(f"cannot connect to {url}: {exc.os_error}", retryable=True) from None
+            raise self._fail(f"cannot connect to {url}: {exc.os_error}", retryable=True,
+                             label="cannot connect") from None
         except (aiohttp.ClientError, ConnectionError) as exc:
             detail = str(exc) or type(exc).__name__
-            raise self._fail(f"connection error: {detail}", retryable=True) from None
+            raise self._fail(f"connection error: {detail}", retryable=True,
+                             label=_connection_label(exc)) from None
 
         if status >= 400:
             text = body.decode("utf-8", errors="replace")
             snippet = " ".join(text[:_BODY_SNIPPET].split())
+            reason = f"HTTP {status}: {snippet}" if snippet else f"HTTP {status}"
+            hint = self._explain(status, url, case)
             raise self._fail(
-                f"HTTP {status}: {snippet}" if snippet else f"HTTP {status}",
+                f"{reason} ({hint})" if hint else reason,
                 retryable=retryable_status(status),
                 status=status,
                 retry_after=retry_after,
@@ -169,6 +298,7 @@ class AthenaTarget:
                 f"response is not JSON ({exc.msg} at char {exc.pos} of {len(exc.doc)})",
                 retryable=True,
                 status=status,
+                label=f"HTTP {status}, not JSON",
             ) from None
         if self._secret and len(self._secret) >= 4:
             payload = _scrub(payload, self._secret)  # a server may echo the header back
@@ -182,5 +312,7 @@ class AthenaTarget:
                 f"({exc.error_count()} problem(s))",
                 retryable=True,
                 status=status,
+                label=f"HTTP {status}, wrong shape",
             ) from None
-        return TargetResponse(feedback=parsed.data, usage=parsed.meta.llm_requests, raw=payload)
+        return TargetResponse(feedback=parsed.data, usage=parsed.meta.llm_requests, raw=payload,
+                              reported_cost=reported_cost(parsed.meta.total_usage))

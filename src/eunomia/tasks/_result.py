@@ -32,6 +32,8 @@ class CallRecord(BaseModel):
     time_to_first_token_s: float | None = None
     attempts: int = 1
     cached: bool = False
+    attempt_log: tuple[str, ...] = ()
+    """Each attempt's outcome when there was more than one (``("HTTP 503", "ok")``)."""
 
 
 class CheckResult(BaseModel):

@@ -75,7 +75,7 @@ def against_baseline(scenario: Scenario,
         return None
     answer = baseline_feedback(scenario, "default")
     pairs = []
-    for name, mine in facts.items():
+    for name, mine in sorted(facts.items()):  # case order, not completion order
         case = scenario.case_named(name)
         if case is None or not mine:
             continue

@@ -24,7 +24,7 @@ import orjson
 from eunomia.errors import EunomiaError
 from eunomia.exports import FileWriter, write_csv
 from eunomia.files import write_text_atomic
-from eunomia.pricing import CostSummary
+from eunomia.pricing import CostSummary, cost_disagrees
 from eunomia.scenarios import Instruction, Scenario
 from eunomia.scoring import CaseConsistency, CaseOutcome, ConsistencySummary, ScenarioSummary
 
@@ -77,6 +77,8 @@ def cost_json(cost: CostSummary) -> dict[str, Any]:
                 "input_cost": line.input_cost,
                 "output_cost": line.output_cost,
                 "total": line.total,
+                **({"priced_as": line.priced_as} if line.priced_as else {}),
+                **({"bundled_price_as_of": line.bundled_as_of} if line.bundled_as_of else {}),
             }
             for line in cost.details
         ],
@@ -96,6 +98,7 @@ def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
         "status": outcome.status.value,
         "error": outcome.error,
         "attempts": outcome.attempts,
+        **({"attempt_log": list(outcome.attempt_log)} if len(outcome.attempt_log) > 1 else {}),
         "repeat": outcome.repeat,
         "target": outcome.target,
         "cached": outcome.cached,
@@ -129,6 +132,10 @@ def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
             "duplicate_instructions": refs(s.duplicates),
         }
     out["cost"] = cost_json(outcome.cost)
+    if outcome.reported_cost is not None:  # the system's own figure, beside ours
+        out["cost"]["reported_by_system"] = outcome.reported_cost
+        out["cost"]["disagrees_with_reported"] = cost_disagrees(outcome.reported_cost,
+                                                                outcome.cost.total_cost)
     if s is not None and s.labelled:
         out["criteria_results"] = [
             {
@@ -225,7 +232,8 @@ def summary_json(summary: ScenarioSummary, meta: dict[str, Any],
         "output_tokens": summary.output_tokens,
         "failures": [
             {"test_case": f.case, "status": f.status.value, "reason": f.reason,
-             "attempts": f.attempts}
+             "attempts": f.attempts,
+             **({"attempt_log": list(f.attempt_log)} if len(f.attempt_log) > 1 else {})}
             for f in summary.failures
         ],
         "criteria": [

@@ -8,7 +8,7 @@ from pathlib import Path
 from eunomia.errors import Diagnostic, EunomiaError, Severity
 from eunomia.kinds.scenarios._work import LoadedScenario
 from eunomia.models import load_config
-from eunomia.pricing import PriceTable, load_price_file
+from eunomia.pricing import PriceTable, bundled_prices, load_price_file
 from eunomia.scenarios import ScenarioSource, load_scenario
 
 
@@ -20,7 +20,8 @@ def load_scenarios(
     problems: list[Diagnostic] = []
     blocked: list[Diagnostic] = []
     price_cache: dict[Path, tuple[PriceTable, list[Diagnostic]]] = {}
-    base_prices = load_config().price_table()  # models.yml and the free local models
+    # models.yml and the free local models, over Eunomia's bundled (dated, marked) prices
+    base_prices = bundled_prices().merged(load_config().price_table())
     for source in sources:
         scenario, diags = load_scenario(source.folder)
         problems += diags
@@ -31,7 +32,8 @@ def load_scenarios(
         if source.price_file is None:
             problems.append(Diagnostic(Severity.WARNING, source.folder,
                                        "no llm_cost.yml beside the scenario; costs are unknown "
-                                       "unless models.yml prices the models"))
+                                       "unless models.yml or Eunomia's bundled table (dated) "
+                                       "prices the models"))
         else:
             if source.price_file not in price_cache:
                 price_cache[source.price_file] = load_price_file(source.price_file)

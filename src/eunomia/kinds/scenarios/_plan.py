@@ -84,7 +84,8 @@ class _Session:
                     return got
 
                 yield ScenarioTargetRun(target, plan.loaded,
-                                        ResponseCache(ctx.store, read=ctx.use_cache), call,
+                                        ResponseCache(ctx.store, read=ctx.reads_cache(target)),
+                                        call,
                                         executor.in_flight(ctx.options.concurrency))
         finally:
             if not executor.remote:

@@ -27,6 +27,7 @@ def case_row(outcome: CaseOutcome) -> CaseRow:
         input_tokens=outcome.cost.input_tokens, output_tokens=outcome.cost.output_tokens,
         cost=outcome.cost.total_cost if outcome.cost.details else None,
         request=outcome.request_hash, response=outcome.response_hash, finished=now(),
+        attempt_log=outcome.attempt_log,
     )
 
 
@@ -49,11 +50,12 @@ def outcome_from_row(store: RunStore, scenario: Scenario, prices: PriceTable,
         return build_outcome(
             scenario, row.case_name, response, prices, case=case, attempts=row.attempts,
             latency_s=row.latency_s, repeat=row.repeat, target=row.target, cached=row.cached,
-            request_hash=row.request, response_hash=row.response,
+            request_hash=row.request, response_hash=row.response, attempt_log=row.attempt_log,
         )
     return CaseOutcome(scenario.name, row.case_name, status, error=row.error,
                        attempts=row.attempts, request_time_s=row.latency_s, repeat=row.repeat,
-                       target=row.target, cached=row.cached, request_hash=row.request)
+                       target=row.target, cached=row.cached, request_hash=row.request,
+                       attempt_log=row.attempt_log)
 
 
 def stored_scenario(store: RunStore, definition: str, prices: str

@@ -3,6 +3,7 @@ never pass as a result (a system that names no instruction scores 0 %, not "a ba
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 from eunomia.scoring import ScenarioSummary
@@ -36,6 +37,13 @@ def run_warnings(summary: ScenarioSummary) -> list[str]:
             what = f"{len(answer)} instruction(s)" if answer else "no instruction"
             out.append(f"the system returned the same answer ({what}) on {count} of "
                        f"{s.scored} cases: its answers hardly depend on the submission")
+    if s.cost_disagreements:
+        theirs, ours = math.fsum(s.reported_costs), math.fsum(s.reported_cost_computed)
+        out.append(f"the system's own cost figure differs from Eunomia's on "
+                   f"{s.cost_disagreements} of {len(s.reported_costs)} case(s) (its total "
+                   f"{theirs:.6g}, Eunomia's {ours:.6g}): Eunomia's is recomputed from the token "
+                   "counts and llm_cost.yml; both are in the case files")
+    out.extend(f"cost: {note}" for note in sorted(s.price_notes))
     if s.unrecognized_ids and s.cases_with_unrecognized * 2 >= s.scored:
         out.append(f"{s.unrecognized_ids} returned SGI id(s) on {s.cases_with_unrecognized} "
                    f"case(s) are not instructions of this scenario")

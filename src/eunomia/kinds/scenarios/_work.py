@@ -142,13 +142,14 @@ class ScenarioTargetRun:
             return finished(build_outcome(
                 scenario, job.case.name, response, prices, case=job.case,
                 attempts=got.attempts, latency_s=latency, repeat=job.repeat, target=target,
-                request_hash=job.request_hash, response_hash=response_hash),
+                request_hash=job.request_hash, response_hash=response_hash,
+                attempt_log=got.log),
                 writes, cache_entry)
         except CallError as exc:
             return finished(CaseOutcome(
                 scenario.name, job.case.name, CaseStatus.FAILED, error=exc.reason,
                 attempts=exc.attempts, repeat=job.repeat, target=target,
-                request_hash=job.request_hash), writes)
+                request_hash=job.request_hash, attempt_log=exc.attempt_log), writes)
         except EunomiaError:
             raise  # the store cannot be written (disk full, locked): stop the run clearly
         except Exception as exc:  # a bug must not lose the rest of the run

@@ -99,4 +99,4 @@ class ModelCaller:
         if key is not None and cache is not None:
             cache.put(key, got.value.model_dump(mode="json"),
                       got.value.latency_s or got.latency_s)
-        return JudgeCall(got.value, got.attempts, False)
+        return JudgeCall(got.value, got.attempts, False, got.log)

@@ -21,7 +21,7 @@ from eunomia.kinds.tasks._calls import ModelCaller, chat_attempt
 from eunomia.kinds.tasks._kind import TASKS
 from eunomia.kinds.tasks._work import TaskTargetRun
 from eunomia.models import ModelProvider, ModelSpec, get_model, load_config
-from eunomia.pricing import PriceTable
+from eunomia.pricing import PriceTable, bundled_prices
 from eunomia.scheduler import AdaptiveLimiter
 from eunomia.store import ResponseCache, RunInfo, RunStore
 from eunomia.tasks import TaskSuite, write_snapshot
@@ -31,8 +31,9 @@ NO_JUDGE = "none"
 
 
 def price_table(*specs: ModelSpec) -> PriceTable:
-    """Prices from ``models.yml`` (and the specs' own), for cost estimates."""
-    table = load_config().price_table()
+    """Prices from ``models.yml`` (and the specs' own), over Eunomia's bundled table (whose
+    prices say where they came from), for cost estimates."""
+    table = bundled_prices().merged(load_config().price_table())
     extra = {}
     for s in specs:
         if s.price is not None:
@@ -137,7 +138,7 @@ class _JudgeSide:
             submit = await stack.enter_async_context(ctx.executor.session(
                 ModelChat(spec, ctx.options.policy, chat_attempt), ctx.options.concurrency))
         caller = ModelCaller(provider, spec.spec, "judge", policy=ctx.options.policy,
-                             limiter=limiter, cache=ResponseCache(ctx.store, read=ctx.use_cache),
+                             limiter=limiter, cache=ResponseCache(ctx.store, read=ctx.reads_cache(provider)),
                              submit=submit)
         return cls(spec, provider, limiter, submit, caller)
 
@@ -189,7 +190,7 @@ class _Session:
                 concurrency = ctx.executor.in_flight(concurrency)
             caller = ModelCaller(provider, cand.spec.spec, "candidate",
                                  policy=ctx.options.policy, limiter=limiter,
-                                 cache=ResponseCache(ctx.store, read=ctx.use_cache),
+                                 cache=ResponseCache(ctx.store, read=ctx.reads_cache(provider)),
                                  submit=submit)
             yield TaskTargetRun(name, plan.suites, caller,
                                 judge.caller if judge is not None else None,

@@ -34,6 +34,7 @@ def _record(role: Role, got: JudgeCall) -> CallRecord:
         output_tokens=r.usage.output_tokens, cached_input_tokens=r.usage.cached_input_tokens,
         latency_s=r.latency_s, time_to_first_token_s=r.time_to_first_token_s,
         attempts=got.attempts, cached=got.cached,
+        attempt_log=got.log if len(got.log) > 1 else (),
     )
 
 
@@ -224,8 +225,10 @@ class TaskTargetRun:
                 result = checks_verdict(result)
         except CallError as exc:
             attempts_failed = exc.attempts
+            tried = (f"{exc.attempts} attempts: {', '.join(exc.attempt_log)}"
+                     if len(exc.attempt_log) > 1 else f"{exc.attempts} attempt(s)")
             result = CaseResult(kind=job.case.kind, calls=ctx.calls,
-                                error=f"{exc.reason} (after {exc.attempts} attempt(s))")
+                                error=f"{exc.reason} (after {tried})")
         except EunomiaError:
             raise
         except Exception as exc:  # a bug must not lose the rest of the run

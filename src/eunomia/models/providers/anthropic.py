@@ -4,6 +4,10 @@ A JSON schema is enforced with a forced tool call (``tool_choice`` naming a
 single ``answer`` tool whose ``input_schema`` is the schema); the tool input is
 the parsed answer. The SDK's own retries are off: the scheduler retries.
 
+An answer is never taken as empty unless it was read as such: a streamed request answered
+without any event (an empty body, a server that does not stream), an answer without a
+``content`` list, or one that stops before its end (no ``stop_reason``) is a failed call.
+
 Sampling: recent SDKs (2.x) no longer accept ``temperature`` or ``top_p``, so
 they are not sent; answers from Claude are therefore not guaranteed to be
 reproducible. Where an API version still takes them, add them with the
@@ -101,10 +105,17 @@ class AnthropicProvider:
         ttft: float | None = None
         try:
             if request.stream:
+                events = 0
                 async with self._client.messages.stream(**kwargs) as stream:
                     async for event in stream:
+                        events += 1
                         if ttft is None and getattr(event, "type", "") == "content_block_delta":
                             ttft = time.perf_counter() - started
+                    if not events:  # the SDK would fail on an assertion
+                        raise CallError(
+                            f"{self.name}: the answer to a streamed request holds no event (an "
+                            "empty body, or a server that does not stream): no answer to read",
+                            retryable=True)
                     message = await stream.get_final_message()
             else:
                 message = await self._client.messages.create(**kwargs)
@@ -136,7 +147,14 @@ class AnthropicProvider:
         latency = time.perf_counter() - started
         texts: list[str] = []
         tool_input: Any | None = None
-        for block in getattr(message, "content", None) or ():
+        content = getattr(message, "content", None)
+        if not isinstance(content, list):
+            raise CallError(f"{self.name}: the answer has no content list: {str(message)[:300]}",
+                            retryable=True)
+        if getattr(message, "stop_reason", None) is None:
+            raise CallError(f"{self.name}: the answer ended before it was complete (no "
+                            "stop_reason)", retryable=True)
+        for block in content:
             kind = getattr(block, "type", "")
             if kind == "text":
                 texts.append(block.text)

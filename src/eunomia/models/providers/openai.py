@@ -8,6 +8,12 @@ slower at 100 requests in flight.
 Failures become :class:`~eunomia.scheduler.CallError`: connection errors,
 timeouts, 408/425/429 and 5xx are retryable (429 also ``rate_limited``, with
 ``retry_after`` from the ``Retry-After`` header); other statuses are not.
+
+An answer is never taken as empty unless it was read as such: a streamed request answered
+with one plain JSON body (servers and proxies that ignore ``"stream": true``) is read as
+JSON, without a time to the first token; an empty body, a stream that stops before its end
+(no ``finish_reason``, no ``[DONE]``), a body that is neither events nor JSON, or an answer
+without ``message.content`` is a failed call with its reason.
 """
 
 from __future__ import annotations
@@ -25,9 +31,12 @@ from eunomia.errors import redact
 from eunomia.jsonbody import loads_fast
 from eunomia.models._json import JSONExtractionError, parse_json_answer
 from eunomia.models._types import ChatRequest, ChatResult, Usage
+from eunomia.models.providers._scores import logprob_entries, openai_positions, score_distribution
 from eunomia.scheduler import CallError, parse_retry_after, retryable_status
 
 _ERROR_BODY_MAX = 300
+TOP_LOGPROBS = 20
+"""Alternatives asked per answer token with ``score_logprobs`` (OpenAI's largest)."""
 
 
 class OpenAIProvider:
@@ -116,6 +125,9 @@ class OpenAIProvider:
             body["stream"] = True
             if self.stream_usage:
                 body["stream_options"] = {"include_usage": True}
+        if request.score_logprobs:
+            body["logprobs"] = True
+            body["top_logprobs"] = TOP_LOGPROBS
         body.update(self._extra_body)
         return body
 
@@ -168,25 +180,33 @@ class OpenAIProvider:
     async def _read_stream(
         self, response: aiohttp.ClientResponse, request: ChatRequest, started: float
     ) -> ChatResult:
-        """Read server-sent events: ``data: {chunk}`` lines until ``data: [DONE]``."""
+        """Read server-sent events: ``data: {chunk}`` lines until ``data: [DONE]``.
+
+        A body without any ``data:`` line is read as one JSON answer (a server that does not
+        stream), or fails the call: it is never taken for an empty answer."""
         parts: list[str] = []
+        logprobs: list[Any] = []
         first_token_at: float | None = None
         usage: dict[str, Any] | None = None
         model = self.model
         finish_reason: str | None = None
+        events = 0
+        choices = 0
 
         def feed(line: bytes) -> bool:
             """Handle one SSE line; True at ``data: [DONE]``."""
-            nonlocal first_token_at, usage, model, finish_reason
+            nonlocal first_token_at, usage, model, finish_reason, events, choices
             data = line.strip()
             if not data.startswith(b"data:"):
                 return False  # comments, event names, keep-alives, blank separators
+            events += 1
             data = data[5:].strip()
             if data == b"[DONE]":
                 return True
             chunk = _json_body(data.decode("utf-8", "replace"), self.url, response.status)
             if not isinstance(chunk, dict):
-                return False
+                raise CallError(f"{self.name}: a stream event of {self.url} is not a JSON "
+                                f"object: {_short(chunk)}", retryable=True)
             if "error" in chunk:
                 detail = _error_detail(data.decode("utf-8", "replace"))
                 raise CallError(
@@ -197,18 +217,27 @@ class OpenAIProvider:
             if chunk.get("usage"):
                 usage = chunk["usage"]
             for choice in chunk.get("choices") or ():
-                content = (choice.get("delta") or {}).get("content")
+                if not isinstance(choice, dict):
+                    continue
+                choices += 1
+                # a delta, or (some servers) the whole message in one event
+                piece = choice.get("delta") or choice.get("message") or {}
+                content = piece.get("content") if isinstance(piece, dict) else None
                 if content:
                     if first_token_at is None:
                         first_token_at = time.perf_counter()
                     parts.append(content)
+                logprobs.extend(logprob_entries(choice))
                 if choice.get("finish_reason"):
                     finish_reason = choice["finish_reason"]
             return False
 
         buffer = b""
+        head = bytearray()  # the body while no event came: read as JSON if none comes
         done = False
         async for block in response.content.iter_any():
+            if not events:
+                head += block
             buffer += block
             while b"\n" in buffer and not done:
                 line, buffer = buffer.split(b"\n", 1)
@@ -216,14 +245,45 @@ class OpenAIProvider:
             if done:
                 break
         if not done and buffer.strip():
-            feed(buffer)  # a last line without its newline
+            done = feed(buffer)  # a last line without its newline
+        if not events:
+            return self._not_streamed(bytes(head), response, request, started)
+        if not choices:
+            raise CallError(f"{self.name}: the stream from {self.url} holds no answer "
+                            f"({events} event(s), none with a choice)", retryable=True)
+        if not done and finish_reason is None:
+            raise CallError(f"{self.name}: the stream from {self.url} ended before the answer "
+                            f"did (no finish_reason, no [DONE]) after {len(parts)} piece(s)",
+                            retryable=True)
         payload = {
             "model": model,
-            "choices": [{"message": {"content": "".join(parts)}, "finish_reason": finish_reason}],
+            "choices": [{"message": {"content": "".join(parts)}, "finish_reason": finish_reason,
+                         "logprobs": {"content": logprobs}}],
             "usage": usage or {},
         }
         ttft = None if first_token_at is None else first_token_at - started
         return self._result(payload, request, started, ttft)
+
+    def _not_streamed(self, body: bytes, response: aiohttp.ClientResponse,
+                      request: ChatRequest, started: float) -> ChatResult:
+        """A streamed request answered without any event: one JSON answer (no time to the
+        first token: the server did not stream), or a failed call."""
+        if not body.strip():
+            raise CallError(f"{self.name}: HTTP {response.status} from {self.url} with an empty "
+                            "body to a streamed request: no answer to read", retryable=True,
+                            status=response.status)
+        text = body.decode(response.get_encoding(), "replace")
+        try:
+            payload = json.loads(text)
+        except json.JSONDecodeError:
+            raise CallError(
+                f"{self.name}: the answer of {self.url} to a streamed request is neither "
+                f"server-sent events nor JSON: {_short(text)}", retryable=True,
+                status=response.status) from None
+        if isinstance(payload, dict) and "error" in payload:
+            raise CallError(redact(f"{self.name}: error from {self.url}: {_error_detail(text)}",
+                                   [self._secret]), retryable=True, status=response.status)
+        return self._result(payload, request, started, None)
 
     def _result(
         self, payload: Any, request: ChatRequest, started: float, ttft: float | None
@@ -231,8 +291,8 @@ class OpenAIProvider:
         latency = time.perf_counter() - started
         try:
             choice = payload["choices"][0]
-            message = choice.get("message") or {}
-            text = message.get("content") or ""
+            message = choice["message"]
+            text = message.get("content")
         except (KeyError, IndexError, TypeError, AttributeError):
             raise CallError(
                 f"{self.name}: response without choices[0].message: {_short(payload)}",
@@ -241,12 +301,22 @@ class OpenAIProvider:
         if not text and message.get("refusal"):
             refusal = message["refusal"]
             raise CallError(f"{self.name}: the model refused: {refusal}", retryable=False)
+        finish = choice.get("finish_reason")
+        if text is None or (not text and finish == "length"):
+            # an answer not written (e.g. a reasoning model cut at max_tokens), never ""
+            what = "no text" if text is None else "an empty text"
+            raise CallError(
+                f"{self.name}: the answer has {what} (choices[0].message.content; "
+                f"finish_reason {finish!r}): {_short(payload)}", retryable=False)
+        if not isinstance(text, str):
+            raise CallError(f"{self.name}: choices[0].message.content is not text: "
+                            f"{_short(text)}", retryable=False)
         parsed: Any | None = None
         if request.json_schema is not None:
             try:
                 parsed = parse_json_answer(text, request.json_schema)
             except JSONExtractionError as exc:
-                cut_off = choice.get("finish_reason") == "length"
+                cut_off = finish == "length"
                 cut = " (answer cut at max_tokens)" if cut_off else ""
                 raise CallError(f"{self.name}: {exc}{cut}", retryable=False,
                                 answer_text=text) from None
@@ -257,6 +327,9 @@ class OpenAIProvider:
             latency_s=latency,
             time_to_first_token_s=ttft,
             model=str(payload.get("model") or self.model),
+            score_distribution=score_distribution(
+                openai_positions(logprob_entries(choice)), request.score_logprobs)
+            if request.score_logprobs else None,
         )
 
     async def close(self) -> None:

@@ -1,0 +1,153 @@
+"""The controlled answers a judge scores: built from each case's reference answer.
+
+``good``       the case's own expected response (a judge must score it high)
+``other``      another case's expected response: fluent, on the suite's subject, wrong here
+``truncated``  the expected response cut to its first third (at a word boundary)
+``refusal``    "I cannot help with that."
+``padded``     the expected response followed by fluent irrelevant text (verbosity bias)
+
+``other``, ``truncated`` and ``refusal`` are the bad answers; a judge that can judge scores
+``good`` above them. ``padded`` is neither: a judge that scores it above ``good`` rewards
+length. A case is checkable when it has an expected response and is single-turn (a
+conversation's turns are judged against their evaluation points, not the reference).
+The other case of a case is the previous checkable case of its suite (the first case takes
+the second's): fixed by the suite alone, whatever cases are selected, so its answers (and
+their cache keys) are the same from run to run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Literal
+
+from eunomia.kinds import Selection
+from eunomia.tasks import Entry, TaskSuite, iter_entries
+
+AnswerKind = Literal["good", "other", "truncated", "refusal", "padded"]
+ANSWER_KINDS: tuple[AnswerKind, ...] = ("good", "other", "truncated", "refusal", "padded")
+BAD_KINDS: tuple[AnswerKind, ...] = ("other", "truncated", "refusal")
+SEPARATOR = "#"
+"""Between a case's name and its answer's kind in a stored row (``sum-01#truncated``)."""
+
+REFUSAL = "I cannot help with that."
+PADDING: tuple[str, ...] = (
+    "On a different note, the history of tea is a fascinating subject in its own right. Tea "
+    "was first cultivated in China thousands of years ago, and over the centuries it spread "
+    "along trade routes to Japan, India and eventually Europe, where it became part of daily "
+    "life. Today there are countless varieties, from delicate white teas to robust black "
+    "blends, each with its own traditions of preparation and serving.",
+    "Many people also enjoy walking in the mountains during the autumn months, when the air "
+    "is cool and the forests change colour. Well-marked trails lead past lakes and meadows, "
+    "small huts offer soup and a place to rest, and on a clear day the view from the higher "
+    "ridges reaches far across the valleys to the snow-covered peaks on the horizon.",
+    "The craft of bookbinding has changed surprisingly little over the centuries. A binder "
+    "folds the printed sheets into sections, sews them together along the spine, glues on a "
+    "strip of cloth for strength and finally fits the cover, which may be made of leather, "
+    "linen or heavy paper, often decorated with patterns pressed into its surface.",
+    "Lighthouses once depended on keepers who lived beside them all year round, trimming the "
+    "wicks, polishing the great lenses and winding the clockwork that turned the light. Most "
+    "are automatic now, yet many still stand on their rocky headlands, and some have become "
+    "museums where visitors can climb the spiral stairs to the lantern room.",
+)
+"""Fluent text about nothing any task is about, a paragraph at a time."""
+
+
+def reference(raw: dict[str, object]) -> str | None:
+    """The reference answer of a case (its mapping as written), or None when the case is
+    not checkable (no expected response, or a conversation)."""
+    if raw.get("conversation"):
+        return None
+    text = raw.get("expected_response")
+    if not isinstance(text, str | int | float) or isinstance(text, bool):
+        return None
+    text = str(text).strip()
+    return text or None
+
+
+def truncated(text: str) -> str | None:
+    """The first third of ``text``, cut at the last word boundary within it; None when no
+    whole word fits (a one-word reference cannot be cut)."""
+    third = len(text) // 3
+    ends = [i for i, ch in enumerate(text[: third + 1]) if ch.isspace()]
+    cut = text[: ends[-1]].rstrip() if ends else ""
+    return cut if cut and cut != text else None
+
+
+def padded(text: str) -> str:
+    """``text``, then paragraphs of :data:`PADDING` until they are at least as long."""
+    words = len(text.split())
+    extra: list[str] = []
+    while not extra or sum(len(p.split()) for p in extra) < words:
+        extra.append(PADDING[len(extra) % len(PADDING)])
+    return "\n\n".join([text, *extra])
+
+
+def answers(own: str, other: str | None) -> dict[AnswerKind, str]:
+    """The controlled answers of a case with reference ``own`` (``other``: another case's),
+    each kind that can be built from them."""
+    out: dict[AnswerKind, str] = {"good": own}
+    if other is not None and other.strip() != own:
+        out["other"] = other
+    cut = truncated(own)
+    if cut is not None:
+        out["truncated"] = cut
+    out["refusal"] = REFUSAL
+    out["padded"] = padded(own)
+    return out
+
+
+def row_name(case: str, kind: AnswerKind) -> str:
+    return f"{case}{SEPARATOR}{kind}"
+
+
+def split_row_name(name: str) -> tuple[str, str]:
+    """(case, answer kind) of a stored row's name."""
+    case, _, kind = name.rpartition(SEPARATOR)
+    return case, kind
+
+
+def checkable(suite: TaskSuite) -> Iterator[tuple[Entry, str, str | None]]:
+    """Every checkable case of ``suite`` in file order: its entry, its reference and the
+    other case's reference (None when the suite has a single checkable case)."""
+    previous: str | None = None
+    held: tuple[Entry, str] | None = None  # the first case, until the second is known
+    for entry in iter_entries(suite):
+        own = reference(json.loads(entry[4]))
+        if own is None:
+            continue
+        if held is not None:
+            yield held[0], held[1], own
+            held = None
+        if previous is None:
+            held = (entry, own)
+        else:
+            yield entry, own, previous
+        previous = own
+    if held is not None:
+        yield held[0], held[1], None
+
+
+def selected(suite: TaskSuite, selection: Selection
+             ) -> Iterator[tuple[Entry, dict[AnswerKind, str]]]:
+    """The selected checkable cases of ``suite`` with their answers (``--case`` matches a
+    case as in ``eval``; ``--max-cases`` counts checkable cases)."""
+    taken = 0
+    for entry, own, other in checkable(suite):
+        if selection.max_cases is not None and taken >= selection.max_cases:
+            return
+        if selection.matches(suite.name, entry[0], entry[1]):
+            taken += 1
+            yield entry, answers(own, other)
+
+
+def unchecked(suite: TaskSuite, selection: Selection) -> int:
+    """Selected cases of ``suite`` that cannot be checked (no reference, a conversation)."""
+    return sum(1 for entry in iter_entries(suite)
+               if selection.matches(suite.name, entry[0], entry[1])
+               and reference(json.loads(entry[4])) is None)
+
+
+def selected_count(suites: Sequence[TaskSuite], selection: Selection) -> int:
+    """How many checkable cases ``selection`` takes from ``suites``."""
+    return sum(1 for suite in suites for _ in selected(suite, selection))

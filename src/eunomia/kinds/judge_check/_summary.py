@@ -1,0 +1,234 @@
+"""What a judge check found: per suite and over all suites, how well the judge tells the good
+answer from the bad ones (AUC with a bootstrap interval over cases), its mean score per kind
+of answer, its verbosity bias, its self-agreement, and the verdict in words."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from eunomia.kinds.judge_check._answers import ANSWER_KINDS, BAD_KINDS
+from eunomia.stats import (
+    Interval,
+    auc,
+    bootstrap_mean_ci,
+    clustered_auc_ci,
+    icc,
+    krippendorff_alpha,
+)
+
+WEAK_AUC = 0.8
+"""Below this AUC a judge that does better than chance still tells good from bad only
+weakly: the bad answers here are easy (another case's answer, a third of the answer, a
+refusal), so a judge worth its scores separates them almost always."""
+
+SAME_AUC = 0.01
+"""The probability-weighted AUC is mentioned in a verdict when it differs by this much."""
+
+Level = Literal["good", "weak", "cannot_tell", "unknown"]
+CANNOT_TELL = ("this judge cannot tell good from bad answers on {where}; its scores are "
+               "not evidence")
+
+
+@dataclass(slots=True)
+class Answer:
+    """One judged controlled answer: its mean sampled score over the judge's repeats, its
+    probability-weighted score, each repeat's score (None: unscored)."""
+
+    kind: str
+    status: str
+    score: float | None
+    weighted: float | None
+    repeats: list[float | None] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class CaseAnswers:
+    suite: str
+    case: str
+    category: str
+    answers: dict[str, Answer] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeVerdict:
+    """What a judge check says of one judge on one suite (or on all of them: ``suite`` None)."""
+
+    judge: str
+    suite: str | None
+    level: Level
+    text: str
+    auc: Interval | None
+    weighted_auc: Interval | None = None
+    verbosity: Interval | None = None
+
+    @property
+    def trusted(self) -> bool:
+        """Whether the judge's scores carry evidence here (its AUC interval is above 0.5)."""
+        return self.level in ("good", "weak")
+
+    def line(self) -> str:
+        where = "all suites" if self.suite is None else self.suite
+        return f"{self.judge} on {where}: {self.text}"
+
+
+@dataclass(slots=True)
+class GroupCheck:
+    """The figures of one suite (``suite``) or of every suite (``suite`` None)."""
+
+    suite: str | None
+    cases: int
+    answers: int
+    scored: int
+    unscored: int
+    failed: int
+    auc: Interval | None
+    weighted_auc: Interval | None
+    auc_by_kind: dict[str, float | None]
+    """Good against each kind of bad answer alone (point estimates)."""
+    means: dict[str, Interval | None]
+    weighted_means: dict[str, float | None]
+    verbosity: Interval | None
+    """Mean (padded - good) per case: above 0, the judge rewards irrelevant length."""
+    alpha: float | None
+    icc: float | None
+    verdict: JudgeVerdict
+    weighted_answers: int = 0
+    """Answers with a probability-weighted score (the weighted AUC is over these)."""
+
+
+def _interval_text(i: Interval) -> str:
+    return f"AUC {i.estimate:.2f}, 95% CI {i.low:.2f}-{i.high:.2f}"
+
+
+def judge_verdict(judge: str, suite: str | None, auc_ci: Interval | None,
+                  weighted: Interval | None = None, verbosity: Interval | None = None
+                  ) -> JudgeVerdict:
+    """The verdict in words: "cannot tell" when the AUC interval reaches down to 0.5,
+    "weakly" when it is above 0.5 but the AUC is below :data:`WEAK_AUC`."""
+    where = "all these suites" if suite is None else "this suite"
+    if auc_ci is None:
+        level: Level = "unknown"
+        text = f"too few scored answers to tell whether this judge can judge on {where}"
+    elif auc_ci.low <= 0.5:
+        level = "cannot_tell"
+        text = CANNOT_TELL.format(where=where) + f" ({_interval_text(auc_ci)}"
+        text += "; it scores the bad answers higher)" if auc_ci.high < 0.5 else ")"
+    elif auc_ci.estimate < WEAK_AUC:
+        level = "weak"
+        text = (f"this judge tells good from bad answers only weakly on {where} "
+                f"({_interval_text(auc_ci)}): read its scores as rough; small differences "
+                "are not evidence")
+    else:
+        level = "good"
+        text = f"this judge tells good from bad answers on {where} ({_interval_text(auc_ci)})"
+    if weighted is not None and auc_ci is not None \
+            and abs(weighted.estimate - auc_ci.estimate) >= SAME_AUC:
+        better = "better" if weighted.estimate > auc_ci.estimate else "worse"
+        text += (f"; its probability-weighted scores separate them {better} "
+                 f"({_interval_text(weighted)})")
+    if verbosity is not None and verbosity.low > 0:
+        text += (f"; it rewards padding: irrelevant text added to the reference raises its "
+                 f"score by {verbosity.estimate:+.2f} (95% CI {verbosity.low:+.2f} to "
+                 f"{verbosity.high:+.2f})")
+    return JudgeVerdict(judge, suite, level, text, auc_ci, weighted, verbosity)
+
+
+def _scores(cases: Sequence[CaseAnswers], kinds: Iterable[str], weighted: bool
+            ) -> list[list[float]]:
+    out = []
+    for c in cases:
+        values = []
+        for kind in kinds:
+            a = c.answers.get(kind)
+            value = None if a is None else (a.weighted if weighted else a.score)
+            if value is not None:
+                values.append(value)
+        out.append(values)
+    return out
+
+
+def _auc_ci(cases: Sequence[CaseAnswers], weighted: bool) -> Interval | None:
+    return clustered_auc_ci(_scores(cases, ("good",), weighted),
+                            _scores(cases, BAD_KINDS, weighted))
+
+
+def group_check(judge: str, suite: str | None, cases: Sequence[CaseAnswers],
+                judge_repeats: int) -> GroupCheck:
+    """The figures of ``cases`` (one suite's, or every suite's with ``suite`` None)."""
+    answers = [a for c in cases for a in c.answers.values()]
+    sampled = _auc_ci(cases, weighted=False)
+    with_weights = sum(a.weighted is not None for a in answers)
+    weighted = _auc_ci(cases, weighted=True) if with_weights else None
+    good = [s for v in _scores(cases, ("good",), False) for s in v]
+    by_kind: dict[str, float | None] = {
+        k: auc(good, [s for v in _scores(cases, (k,), False) for s in v]) for k in BAD_KINDS}
+    means: dict[str, Interval | None] = {}
+    weighted_means: dict[str, float | None] = {}
+    for kind in ANSWER_KINDS:
+        values = [a.score for a in answers if a.kind == kind and a.score is not None]
+        means[kind] = bootstrap_mean_ci(values)
+        wv = [a.weighted for a in answers if a.kind == kind and a.weighted is not None]
+        weighted_means[kind] = sum(wv) / len(wv) if wv else None
+    diffs = [pad.score - ref.score for c in cases
+             if (ref := c.answers.get("good")) is not None and ref.score is not None
+             and (pad := c.answers.get("padded")) is not None and pad.score is not None]
+    verbosity = bootstrap_mean_ci(diffs)
+    alpha = agreement = None
+    if judge_repeats > 1:
+        alpha = krippendorff_alpha([a.repeats for a in answers])
+        full = [[float(s) for s in a.repeats if s is not None] for a in answers
+                if a.repeats and all(s is not None for s in a.repeats)]
+        agreement = icc(full) if full else None
+    return GroupCheck(
+        suite=suite, cases=len(cases), answers=len(answers),
+        scored=sum(a.status == "scored" for a in answers),
+        unscored=sum(a.status == "unscored" for a in answers),
+        failed=sum(a.status not in ("scored", "unscored") for a in answers),
+        auc=sampled, weighted_auc=weighted, auc_by_kind=by_kind, means=means,
+        weighted_means=weighted_means, verbosity=verbosity, alpha=alpha, icc=agreement,
+        verdict=judge_verdict(judge, suite, sampled, weighted, verbosity),
+        weighted_answers=with_weights)
+
+
+@dataclass(slots=True)
+class JudgeCheckSummary:
+    """One judge's check over every suite of the run."""
+
+    judge: str
+    judge_repeats: int
+    weighted_asked: bool
+    suites: list[GroupCheck] = field(default_factory=list)
+    overall: GroupCheck | None = None
+    """Over every suite's cases (only with several suites)."""
+    unchecked: int = 0
+    """Selected cases that cannot be checked (no reference answer, or a conversation)."""
+    failures: list[tuple[str, str, str, str]] = field(default_factory=list)
+    """(suite, case#answer, status, reason) of every answer not scored."""
+    cost: float | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_mean_s: float | None = None
+
+    @property
+    def headline(self) -> GroupCheck | None:
+        """Over all suites, or the only suite's."""
+        return self.overall if self.overall is not None else (
+            self.suites[0] if self.suites else None)
+
+    @property
+    def verdicts(self) -> list[JudgeVerdict]:
+        """Each suite's verdict, then the verdict over all suites (with several)."""
+        out = [g.verdict for g in self.suites]
+        if self.overall is not None:
+            out.append(self.overall.verdict)
+        return out
+
+    @property
+    def answers(self) -> int:
+        return sum(g.answers for g in self.suites)
+
+    @property
+    def not_scored(self) -> int:
+        return sum(g.answers - g.scored for g in self.suites)

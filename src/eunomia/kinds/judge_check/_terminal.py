@@ -1,0 +1,91 @@
+"""The terminal summary of a judge check, its verdict lines, and a judge's leaderboard row."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from eunomia.kinds.judge_check._answers import ANSWER_KINDS
+from eunomia.kinds.judge_check._summary import GroupCheck, JudgeCheckSummary, JudgeVerdict
+from eunomia.report import LeaderboardRow
+from eunomia.stats import Interval
+
+_MAX_FAILURES_SHOWN = 10
+STYLES = {"good": "green", "weak": "yellow", "cannot_tell": "bold red", "unknown": "bold red"}
+
+
+def _ci(i: Interval | None, digits: int = 2, sign: str = "") -> str:
+    if i is None:
+        return "-"
+    if i.low == i.high:
+        return f"{i.estimate:{sign}.{digits}f}"
+    return f"{i.estimate:{sign}.{digits}f} [{i.low:{sign}.{digits}f}, {i.high:{sign}.{digits}f}]"
+
+
+def _opt(value: float | None, fmt: str = "{:.2f}") -> str:
+    return "-" if value is None else fmt.format(value)
+
+
+def _group_row(g: GroupCheck) -> list[str]:
+    return [escape(g.suite or "all suites"), str(g.cases),
+            f"{g.scored}/{g.answers}", _ci(g.auc), _ci(g.weighted_auc),
+            *(_opt(m.estimate) if (m := g.means.get(k)) is not None else "-"
+              for k in ANSWER_KINDS),
+            _ci(g.verbosity, sign="+")]
+
+
+def print_verdicts(console: Console, verdicts: Sequence[JudgeVerdict]) -> None:
+    """One line per verdict, coloured by what it says (for ``eval --judge-check`` too)."""
+    for v in verdicts:
+        style = STYLES[v.level]
+        console.print(f"[{style}]Judge check:[/] {escape(v.line())}", soft_wrap=True)
+
+
+def print_judge_check(console: Console, s: JudgeCheckSummary | None, folder: str) -> None:
+    if s is None:
+        return
+    table = Table(title=f"Judge check: {escape(s.judge)} (mean score of each kind of answer "
+                        "built from the cases' references; AUC = P(good scored above bad))",
+                  title_justify="left")
+    for col in ("Suite", "Cases", "Scored", "AUC [95% CI]", "Weighted AUC", "Good",
+                "Other case", "First third", "Refusal", "Padded", "Padded - good"):
+        table.add_column(col, justify="left" if col == "Suite" else "right")
+    for g in s.suites:
+        table.add_row(*_group_row(g))
+    if s.overall is not None:
+        table.add_row(*_group_row(s.overall), style="bold")
+    console.print(table)
+    head = s.headline
+    if head is not None and s.judge_repeats > 1:
+        console.print(f"Self-agreement over {s.judge_repeats} scorings: Krippendorff alpha "
+                      f"{_opt(head.alpha, '{:.3f}')}, ICC(2,1) {_opt(head.icc, '{:.3f}')}")
+    if s.weighted_asked and head is not None and head.weighted_auc is None:
+        console.print("Probability-weighted scores: not available (the judge's provider "
+                      "gives no token log-probabilities)")
+    if s.unchecked:
+        console.print(f"{s.unchecked} selected case(s) have no reference answer or are "
+                      "conversations: not checkable, left out")
+    not_scored = s.not_scored
+    if not_scored:
+        console.print(f"[bold red]{not_scored} of {s.answers} answer(s) not scored[/] "
+                      "(unusable judge answers or failed calls; first ones below)")
+        for suite, answer, status, reason in s.failures[:_MAX_FAILURES_SHOWN]:
+            short = reason if len(reason) <= 200 else reason[:197] + "..."
+            console.print(f"  {escape(suite)}/{escape(answer)}: {status}: {escape(short)}",
+                          soft_wrap=True)
+    print_verdicts(console, s.verdicts)
+    console.print(f"Results: {escape(folder)}")
+
+
+def judge_row(target: str, s: JudgeCheckSummary) -> LeaderboardRow:
+    """One judge's leaderboard row: its AUC over all suites (interval over cases), its
+    cost, mean latency, and self-agreement with ``--judge-repeats`` > 1."""
+    head = s.headline
+    return LeaderboardRow(
+        target=target, cases=s.answers, failed=s.not_scored,
+        score=head.auc if head is not None else None, detection_rate=None,
+        total_cost=s.cost, mean_latency_s=s.latency_mean_s,
+        consistency=head.alpha if head is not None else None)

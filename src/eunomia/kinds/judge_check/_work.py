@@ -1,0 +1,211 @@
+"""The per-answer work of a judge check: the judge scores one controlled answer of a case,
+prompted exactly as ``eval`` prompts it for that case.
+
+The case's own category runner builds the judge's item (instruction, reference, difficult
+points, the category's guidance, the suite's rubric), as in ``eval``; its "candidate" is the
+controlled answer, so no model is asked for an answer. The judge calls go through the same
+:class:`eunomia.kinds.tasks.ModelCaller` as ``eval``'s judge: cached, retried, rate-limited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from eunomia.errors import EunomiaError
+from eunomia.judge import Judge, JudgeCall, JudgeItem, Rubric, Verdict
+from eunomia.kinds import DoneKeys, Finished, Part, Selection
+from eunomia.kinds.judge_check._answers import AnswerKind, row_name, selected
+from eunomia.kinds.tasks import ModelCaller
+from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings
+from eunomia.pricing import PriceTable, TokenCount
+from eunomia.scheduler import CallError, internal_error
+from eunomia.store import CaseRow, blob_hash, json_bytes, now
+from eunomia.tasks import CallRecord, CaseStatus, Entry, TaskSuite, category_named, loaded_case
+
+ANSWERED_BY = "judge-check"
+"""The "model" of a controlled answer (no model wrote it)."""
+
+
+class CheckedAnswer(BaseModel):
+    """One controlled answer of a case and the judge's verdicts on it (the stored row's
+    response blob)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    case: str
+    answer_kind: AnswerKind
+    category: str
+    answer: str
+    verdicts: list[Verdict] = Field(default_factory=list)
+    calls: list[CallRecord] = Field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def scores(self) -> list[int]:
+        return [v.score for v in self.verdicts if v.score is not None]
+
+    @property
+    def score(self) -> float | None:
+        """The mean sampled score over the judge's repeats (None: none usable)."""
+        return fmean(self.scores) if self.scores else None
+
+    @property
+    def weighted(self) -> float | None:
+        """The mean probability-weighted score, when every usable verdict has one."""
+        values = [v.weighted_score for v in self.verdicts if v.score is not None]
+        if not values or any(v is None for v in values):
+            return None
+        return fmean(v for v in values if v is not None)
+
+    @property
+    def status(self) -> CaseStatus:
+        if self.error is not None:
+            return "failed"
+        return "scored" if self.scores else "unscored"
+
+
+def _record(got: JudgeCall) -> CallRecord:
+    r = got.result
+    return CallRecord(role="judge", model=r.model, input_tokens=r.usage.input_tokens,
+                      output_tokens=r.usage.output_tokens,
+                      cached_input_tokens=r.usage.cached_input_tokens, latency_s=r.latency_s,
+                      attempts=got.attempts, cached=got.cached)
+
+
+@dataclass(slots=True)
+class AnswerContext:
+    """The :class:`eunomia.tasks.CaseContext` of one controlled answer: the "candidate"
+    answers with it; the judge is the run's, prompted as ``eval`` prompts it."""
+
+    answer: str
+    judge_caller: ModelCaller
+    judge: Judge
+    guidance: str
+    rubric: Rubric | None
+    settings: GenerationSettings = field(default_factory=GenerationSettings)
+    calls: list[CallRecord] = field(default_factory=list)
+
+    async def ask(self, messages: Sequence[ChatMessage], *, max_tokens: int | None = None,
+                  stream: bool = False) -> ChatResult:
+        return ChatResult(text=self.answer, model=ANSWERED_BY)
+
+    async def judge_answer(self, item: JudgeItem) -> list[Verdict]:
+        # as eunomia.kinds.tasks.ModelContext.judge_answer (judge repeat k is the cache's
+        # repeat index, the answer is in the request)
+        item = item.model_copy(update={"guidance": item.guidance or self.guidance})
+
+        async def call(request: ChatRequest, k: int,
+                       validate: Callable[[ChatResult], Any]) -> JudgeCall:
+            got = await self.judge_caller.call(request, k, validate)
+            self.calls.append(_record(got))
+            return got
+
+        return await self.judge.score(item, call, self.rubric)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerJob:
+    suite: TaskSuite
+    entry: Entry
+    kind: AnswerKind
+    answer: str
+
+
+def answer_row(suite: str, target: str, entry: Entry, checked: CheckedAnswer,
+               prices: PriceTable) -> tuple[CaseRow, list[tuple[str, bytes]]]:
+    """The store row of one judged answer (its score: the mean sampled score) and its
+    blobs: the case as written (shared by its answers) and the :class:`CheckedAnswer`."""
+    case_data = entry[4].encode()
+    data = json_bytes(checked.model_dump(mode="json"))
+    request, response = blob_hash(case_data), blob_hash(data)
+    calls = checked.calls
+    counts = [TokenCount(c.model, c.input_tokens, c.output_tokens, c.cached_input_tokens)
+              for c in calls]
+    cost = prices.summarize(counts).total_cost if counts else None
+    latencies = [c.latency_s for c in calls if c.latency_s and not c.cached]
+    return CaseRow(
+        suite=suite, target=target, case_name=row_name(entry[0], checked.answer_kind),
+        repeat=0, status=checked.status, error=checked.error,
+        attempts=sum(c.attempts for c in calls), latency_s=sum(latencies) if latencies else None,
+        cached=bool(calls) and all(c.cached for c in calls), score=checked.score,
+        input_tokens=sum(c.input_tokens for c in calls),
+        output_tokens=sum(c.output_tokens for c in calls), cost=cost, request=request,
+        response=response, finished=now(),
+    ), [(request, case_data), (response, data)]
+
+
+class JudgeCheckTargetRun:
+    """One judge's turn over every suite (a :class:`eunomia.kinds.TargetRun`)."""
+
+    def __init__(self, name: str, suites: Sequence[TaskSuite], caller: ModelCaller,
+                 judge: Judge, prices: PriceTable, concurrency: int) -> None:
+        self._name = name
+        self.suites = suites
+        self.caller = caller
+        self.judge = judge
+        self.prices = prices
+        self._concurrency = concurrency
+        self.rubrics = {s.name: Rubric.from_text(s.rubric, Path(s.rubric_path or s.path))
+                        for s in suites if s.rubric}
+        self._guidance: dict[str, str] = {}
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def concurrency(self) -> int:
+        return self._concurrency
+
+    def parts(self, selection: Selection, repeats: int, done: DoneKeys) -> Iterator[Part]:
+        yield Part("judge check", self._jobs(selection, done), self._count(selection, done))
+
+    def _pending(self, selection: Selection, done: DoneKeys
+                 ) -> Iterator[tuple[TaskSuite, Entry, AnswerKind, str]]:
+        for suite in self.suites:
+            for entry, answers in selected(suite, selection):
+                for kind, text in answers.items():
+                    if (suite.name, self._name, row_name(entry[0], kind), 0) not in done:
+                        yield suite, entry, kind, text
+
+    def _jobs(self, selection: Selection, done: DoneKeys) -> Iterator[AnswerJob]:
+        for suite, entry, kind, text in self._pending(selection, done):
+            yield AnswerJob(suite, entry, kind, text)
+
+    def _count(self, selection: Selection, done: DoneKeys) -> int:
+        return sum(1 for _ in self._pending(selection, done))
+
+    async def work(self, job: AnswerJob) -> Finished:
+        case = loaded_case(job.entry)
+        category = category_named(case.kind)
+        guidance = self._guidance.get(category.name)
+        if guidance is None:
+            guidance = self._guidance[category.name] = category.guidance()
+        ctx = AnswerContext(job.answer, self.caller, self.judge, guidance,
+                            self.rubrics.get(job.suite.name))
+        failed_attempts = 0
+        error = None
+        verdicts: list[Verdict] = []
+        try:
+            result = await category.runner(case, ctx)
+            verdicts = result.all_verdicts()
+        except CallError as exc:
+            failed_attempts = exc.attempts
+            error = f"{exc.reason} (after {exc.attempts} attempt(s))"
+        except EunomiaError:
+            raise
+        except Exception as exc:  # a bug must not lose the rest of the run
+            error = internal_error(exc)
+        checked = CheckedAnswer(case=case.name, answer_kind=job.kind, category=case.category,
+                                answer=job.answer, verdicts=verdicts, calls=ctx.calls,
+                                error=error)
+        row, blobs = answer_row(job.suite.name, self._name, job.entry, checked, self.prices)
+        asked = sum(c.attempts for c in ctx.calls if not c.cached) + failed_attempts
+        return Finished(row, blobs, None, checked, requests=asked,
+                        cache_hits=sum(c.cached for c in ctx.calls))

@@ -1,0 +1,41 @@
+"""Fixtures of the judge-check tests: scripted judges and the command line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import typer
+from tests.judge_check.scripted_judge import ScriptedJudge
+from typer.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_SUITE = ROOT / "examples" / "tasks" / "ecommerce"
+
+
+def cli_app() -> typer.Typer:
+    """The ``eunomia`` command."""
+    from eunomia.cli import app
+
+    return app
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli_app(), list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def judges(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[ScriptedJudge]:
+    """Scripted judges (``openai:<rule>``) served from a thread; run in an empty folder so
+    no models.yml of the checkout applies."""
+    monkeypatch.chdir(tmp_path)
+    fake = ScriptedJudge()
+    with fake.in_thread():
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        monkeypatch.setenv("COLUMNS", "200")
+        yield fake
