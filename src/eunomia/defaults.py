@@ -181,7 +181,8 @@ JUDGE_REPEAT_TEMPERATURE: Final = 0.7
 """Judge temperature when ``--judge-repeats`` > 1 and the judge's own is 0: at temperature 0
 the K scorings would be identical and their agreement says nothing."""
 
-TARGET_SPECS: Final = "athena, athena:<url>, example, llm:<model spec> or http:<name>"
+TARGET_SPECS: Final = ("athena, athena:<url>, example, llm:<model spec>, http:<name>, "
+                       "baseline:default or baseline:constant")
 """The systems under test ``--target`` names (help and error messages)."""
 
 CACHE_FRESH_KEYS_MAX: Final = 1_000_000

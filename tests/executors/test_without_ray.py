@@ -106,3 +106,29 @@ async def test_local_executor_runs_jobs_under_one_limiter() -> None:
         assert work.opened
         assert [await submit(i) for i in range(3)] == [0, 2, 4]
     assert work.closed and seen == [0, 1, 2] and len(limiters) == 1
+
+
+async def test_a_shipped_target_call_keeps_the_expectations_not_the_diagrams() -> None:
+    """Workers get each scenario's cases without their diagrams (a job carries its own case),
+    so baseline:constant answers the same on a worker as here."""
+    scenario, _ = load_scenario(EXAMPLE)
+    assert scenario is not None
+    config = TargetConfig()
+    call = TargetCall([scenario], RetryPolicy(retries=0), key="b",
+                      recipe=TargetRecipe("baseline:constant", config))
+    shipped = pickle.loads(pickle.dumps(call))
+    light = shipped._scenarios[scenario.name]
+    assert [c.expected for c in light.test_cases] == [c.expected for c in scenario.test_cases]
+    assert all(c.submission == "" for c in light.test_cases)
+    assert all(c.submission for c in scenario.test_cases)  # the driver's copy is untouched
+    await shipped.open()
+    try:
+        got = await shipped.run(CaseCall(scenario.name, scenario.test_cases[0]),
+                                AdaptiveLimiter(1))
+    finally:
+        await shipped.close()
+    assert not isinstance(got, CallFailure)
+    local = build_target("baseline:constant", config)
+    mine = await local.feedback(scenario, scenario.test_cases[0])
+    assert [f.structured_grading_instruction_id for f in got.value.feedback] == \
+        [f.structured_grading_instruction_id for f in mine.feedback] != []

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from tests.support.cli import run_cli
 from tests.support.scripted_server import ScriptedServer, feedback_reply
 
 from eunomia.scenarios import load_scenario
-from eunomia.scoring import baseline_instructions, score_case
+from eunomia.scoring import baseline_feedback, baseline_instructions, score_case
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "scenarios"
@@ -70,3 +71,28 @@ def test_a_system_that_answers_like_the_baseline_is_flagged(threaded_server: Scr
     html = (tmp_path / "results" / "flat" / "report.html").read_text()
     assert "not significantly better than baseline:default" in html
     assert "NOT better: score" in html
+
+
+def test_the_baselines_run_as_targets_beside_a_system(tmp_path: Path) -> None:
+    got = run_cli("run", EXAMPLES, "--target", "baseline:default", "--target",
+                  "baseline:constant", "--target", "example", "--run-name", "three",
+                  "--results", tmp_path / "results", cwd=tmp_path, timeout=120)
+    assert got.returncode == 0, got.stdout + got.stderr
+    sc = _scenario()
+    folder = tmp_path / "results" / "three"
+    scores = {}
+    for target in ("baseline_default", "baseline_constant", "example"):
+        found = list(folder.glob(f"*{target}*/project_management/scenario_results.json"))
+        assert len(found) == 1, (target, sorted(p.name for p in folder.iterdir()))
+        scores[target] = json.loads(found[0].read_text())["average_test_case_score"]
+    # the baseline targets score exactly what the local comparison computes
+    for kind in ("default", "constant"):
+        answer = baseline_feedback(sc, kind)
+        expected = [score_case(sc, c, answer).score_percent for c in sc.test_cases]
+        assert scores[f"baseline_{kind}"] == pytest.approx(sum(expected) / len(expected))
+    leaderboard = (folder / "leaderboard.csv").read_text()
+    assert "baseline:default" in leaderboard and "baseline:constant" in leaderboard
+    assert scores["example"] > scores["baseline_default"]
+    bad = run_cli("run", EXAMPLES, "--target", "baseline:nothing", "--run-name", "x",
+                  "--results", tmp_path / "results", cwd=tmp_path)
+    assert bad.returncode == 2 and "unknown baseline" in bad.stdout + bad.stderr

@@ -55,8 +55,12 @@ CallResult = Attempted[TargetResponse] | CallFailure
 
 
 def _light(scenario: Scenario) -> Scenario:
-    """The scenario without its cases: jobs carry their own case."""
-    return dataclasses.replace(scenario, test_cases=[], invalid_cases=[], diagnostics=[])
+    """The scenario as shipped to workers: its cases without their diagrams (each job carries
+    its own case), so a target that needs the cases' expectations (``baseline:constant``)
+    still has them."""
+    return dataclasses.replace(
+        scenario, test_cases=[dataclasses.replace(c, submission="") for c in scenario.test_cases],
+        invalid_cases=[], diagnostics=[], _by_name=None)
 
 
 class TargetCall:
@@ -78,7 +82,7 @@ class TargetCall:
         if (target is None) == (recipe is None):
             raise ValueError("give a target or a recipe")
         self._key = key
-        self._scenarios = {s.name: _light(s) for s in scenarios}
+        self._scenarios = {s.name: s for s in scenarios}
         self._policy = policy
         self._recipe = recipe
         self._target = target
@@ -93,7 +97,8 @@ class TargetCall:
         if self._recipe is None:
             raise EunomiaError("a live target cannot be sent to workers; give its recipe")
         state = dict(self.__dict__)
-        state.update(_target=None, _owned=False, _serial=None)
+        state.update(_target=None, _owned=False, _serial=None,
+                     _scenarios={n: _light(s) for n, s in self._scenarios.items()})
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:

@@ -55,6 +55,10 @@ def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
         from eunomia.targets.llm import LLMTarget, parse_target_spec
 
         return LLMTarget(parse_target_spec(spec), prompt_dir=config.prompt_dir)
+    if kind == "baseline":
+        from eunomia.targets.baseline import BaselineTarget
+
+        return BaselineTarget(rest or "default")
     if kind == "http":
         from eunomia.targets.http import build_http_target
 
