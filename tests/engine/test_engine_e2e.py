@@ -20,7 +20,8 @@ from tests.engine.fake_chat import EXAMPLE, FAKE_MODEL, FakeChatServer
 from eunomia.api import CaseSelection, RunOptions, RunReport, load_all, run_scenarios
 from eunomia.athena import AthenaFeedback, FeedbackRequest, LLMRequestUsage
 from eunomia.athena.server import create_module_app, start_module_server
-from eunomia.llm_feedback import FeedbackEngine, start_engine_server
+from eunomia.llm_feedback import FeedbackEngine
+from eunomia.llm_feedback.server import start_engine_server
 from eunomia.models import get_model
 from eunomia.scenarios import Scenario, discover
 from eunomia.scheduler import CallError, RetryPolicy

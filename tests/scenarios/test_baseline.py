@@ -10,8 +10,8 @@ import pytest
 from tests.support.cli import run_cli
 from tests.support.scripted_server import ScriptedServer, feedback_reply
 
-from eunomia.scenarios import load_scenario
-from eunomia.scoring import baseline_feedback, baseline_instructions, score_case
+from eunomia.scenarios import baseline_feedback, baseline_instructions, load_scenario
+from eunomia.scoring import score_case
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "scenarios"

@@ -65,7 +65,7 @@ def serve(
     ] = defaults.ATHENA_SECRET_ENV,
 ) -> None:
     """Serve the built-in LLM feedback engine as an Athena-compatible module."""
-    from eunomia.llm_feedback import serve_forever as serve_engine
+    from eunomia.llm_feedback.server import serve_forever as serve_engine
 
     serve_engine(model, host, port, os.environ.get(secret_env) or None, prompt_dir)
 

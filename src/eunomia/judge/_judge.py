@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from eunomia import defaults
 from eunomia.errors import EunomiaError
 from eunomia.judge._schema import SCORES, JudgeAnswer, Verdict, expected_score, judge_schema
-from eunomia.llm_feedback._prompt import Template
 from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings
 from eunomia.scheduler import CallError
+from eunomia.templates import Template
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "prompts"
 NOTHING = "(none)"
@@ -72,26 +72,12 @@ class Rubric:
 
     @classmethod
     def from_text(cls, text: str, path: Path) -> Rubric:
-        import string
-
-        names: set[str] = set()
-        try:
-            parsed = list(string.Formatter().parse(text))
-        except ValueError as exc:
-            raise EunomiaError(
-                f"rubric {path}: {exc} (write {{{{ and }}}} for literal braces)") from None
-        for _lit, name, spec, _conv in parsed:
-            if name is None:
-                continue
-            if name not in FIELDS or spec:
-                raise EunomiaError(
-                    f"rubric {path}: unknown placeholder {{{name}}}; known: "
-                    f"{', '.join(sorted(FIELDS))} (write {{{{ and }}}} for literal braces)")
-            names.add(name)
+        template = Template.parse(text, path, FIELDS, "rubric")
+        names = template.fields
         if "response" not in names:
             raise EunomiaError(f"rubric {path}: the {{response}} placeholder is missing; "
                                "without it the judge never sees the answer")
-        return cls(Template(path, text, frozenset(names)))
+        return cls(template)
 
     @property
     def path(self) -> Path:

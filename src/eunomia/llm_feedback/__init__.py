@@ -3,7 +3,8 @@
 It renders the exercise and the submitted Apollon diagram as compact text, asks the
 model to choose one structured grading instruction per criterion (a JSON schema of
 ``enum`` choices) with a feedback sentence, and returns Athena feedback items with
-the call's token usage. Used by ``--target llm:<spec>`` and ``eunomia serve``.
+the call's token usage. Used by ``--target llm:<spec>`` and ``eunomia serve``
+(:mod:`eunomia.llm_feedback.server`: the engine behind the Athena module contract).
 """
 
 from eunomia.llm_feedback._engine import (
@@ -14,9 +15,8 @@ from eunomia.llm_feedback._engine import (
     render_solution,
     render_submission,
 )
-from eunomia.llm_feedback._prompt import BUNDLED_DIR, FIELDS, PromptTemplates, Template
+from eunomia.llm_feedback._prompt import BUNDLED_DIR, FIELDS, PromptTemplates
 from eunomia.llm_feedback._schema import AnswerSchema, Choice, CriterionAnswer, CriterionSlot, slug
-from eunomia.llm_feedback._serve import create_engine_app, serve_forever, start_engine_server
 
 __all__ = [
     "BUNDLED_DIR",
@@ -30,11 +30,7 @@ __all__ = [
     "FeedbackEngine",
     "PromptBuilder",
     "PromptTemplates",
-    "Template",
-    "create_engine_app",
     "render_solution",
     "render_submission",
-    "serve_forever",
     "slug",
-    "start_engine_server",
 ]

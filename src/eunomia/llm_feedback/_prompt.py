@@ -12,12 +12,12 @@ then reuse the common prefix of the prompt across test cases.
 
 from __future__ import annotations
 
-import string
 from dataclasses import dataclass
 from pathlib import Path
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
+from eunomia.templates import Template
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "prompts"
 """The engine's own templates."""
@@ -37,56 +37,6 @@ FIELDS: dict[str, str] = {
 TEMPLATE_FILES = (defaults.ENGINE_SYSTEM_TEMPLATE, defaults.ENGINE_USER_TEMPLATE)
 
 
-def placeholders(text: str, path: Path) -> set[str]:
-    """The field names ``text`` uses; :class:`EunomiaError` naming ``path`` on a bad one."""
-    names: set[str] = set()
-    try:
-        parsed = list(string.Formatter().parse(text))
-    except ValueError as exc:
-        raise EunomiaError(
-            f"prompt template {path}: {exc} (write {{{{ and }}}} for literal braces)"
-        ) from None
-    for _literal, name, spec, _conversion in parsed:
-        if name is None:
-            continue
-        if name not in FIELDS:
-            known = ", ".join(sorted(FIELDS))
-            shown = name or "(empty)"
-            raise EunomiaError(
-                f"prompt template {path}: unknown placeholder {{{shown}}}; known placeholders: "
-                f"{known} (write {{{{ and }}}} for literal braces)"
-            )
-        if spec:
-            raise EunomiaError(
-                f"prompt template {path}: placeholder {{{name}}} has a format spec {spec!r}; "
-                "only plain {name} placeholders are supported"
-            )
-        names.add(name)
-    return names
-
-
-@dataclass(frozen=True, slots=True)
-class Template:
-    """One checked template file."""
-
-    path: Path
-    text: str
-    fields: frozenset[str]
-
-    @classmethod
-    def load(cls, path: Path) -> Template:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise EunomiaError(
-                f"cannot read prompt template {path}: {exc.strerror or exc}"
-            ) from None
-        return cls(path, text, frozenset(placeholders(text, path)))
-
-    def render(self, values: dict[str, str]) -> str:
-        return self.text.format_map({name: values[name] for name in self.fields})
-
-
 @dataclass(frozen=True, slots=True)
 class PromptTemplates:
     """The system and user templates of the engine."""
@@ -104,7 +54,7 @@ class PromptTemplates:
             path = BUNDLED_DIR / name
             if override_dir is not None and (override_dir / name).is_file():
                 path = override_dir / name
-            loaded.append(Template.load(path))
+            loaded.append(Template.read(path, FIELDS, "prompt template"))
         system, user = loaded
         if "submission" in system.fields:
             raise EunomiaError(

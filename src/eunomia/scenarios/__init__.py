@@ -1,5 +1,12 @@
-"""Structured-grading scenarios: the manifest format, loading, id mapping and validation."""
+"""Structured-grading scenarios: the manifest format, loading, id mapping and validation, and
+the trivial baselines' answers (what a system that knows nothing returns)."""
 
+from eunomia.scenarios._baseline import (
+    BASELINE_DEFAULT,
+    BASELINES,
+    baseline_feedback,
+    baseline_instructions,
+)
 from eunomia.scenarios._discover import ScenarioSource, discover
 from eunomia.scenarios._loader import exercise_id_for, inside, load_scenario
 from eunomia.scenarios._model import (
@@ -13,6 +20,8 @@ from eunomia.scenarios._model import (
 from eunomia.scenarios._snapshot import scenario_from_json, scenario_to_json
 
 __all__ = [
+    "BASELINES",
+    "BASELINE_DEFAULT",
     "Criterion",
     "Exercise",
     "Instruction",
@@ -20,6 +29,8 @@ __all__ = [
     "Scenario",
     "ScenarioSource",
     "TestCase",
+    "baseline_feedback",
+    "baseline_instructions",
     "discover",
     "exercise_id_for",
     "inside",

@@ -1,11 +1,5 @@
 """Scoring: per test case (SGI comparison) and across the cases of a scenario."""
 
-from eunomia.scoring._baseline import (
-    BASELINE_DEFAULT,
-    BASELINES,
-    baseline_feedback,
-    baseline_instructions,
-)
 from eunomia.scoring._consistency import CaseConsistency, ConsistencySummary, case_consistency
 from eunomia.scoring._outcome import CaseOutcome, CaseStatus, build_outcome
 from eunomia.scoring._sgi import CaseScore, CriterionResult, MismatchPair, score_case
@@ -17,8 +11,6 @@ from eunomia.scoring._summary import (
 )
 
 __all__ = [
-    "BASELINES",
-    "BASELINE_DEFAULT",
     "CaseConsistency",
     "CaseOutcome",
     "CaseScore",
@@ -30,8 +22,6 @@ __all__ = [
     "InstructionStats",
     "MismatchPair",
     "ScenarioSummary",
-    "baseline_feedback",
-    "baseline_instructions",
     "build_outcome",
     "case_consistency",
     "score_case",

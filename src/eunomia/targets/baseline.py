@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from eunomia.athena import AthenaFeedback
 from eunomia.errors import EunomiaError
-from eunomia.scenarios import Scenario, TestCase
-from eunomia.scoring import BASELINES, baseline_feedback
+from eunomia.scenarios import BASELINES, Scenario, TestCase, baseline_feedback
 from eunomia.targets._base import TargetResponse
 from eunomia.targets.athena import AthenaTarget
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from eunomia.compare import CaseFacts, MetricDelta, facts_only, paired_overall
 from eunomia.kinds.scenarios._compare import facts_of
-from eunomia.scenarios import Scenario
-from eunomia.scoring import BASELINE_DEFAULT, baseline_feedback, score_case
+from eunomia.scenarios import BASELINE_DEFAULT, Scenario, baseline_feedback
+from eunomia.scoring import score_case
 
 SCORE = ("Score (%)", "%")
 """The score's label and unit in the deltas (as ``eunomia compare`` says them)."""

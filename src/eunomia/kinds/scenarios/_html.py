@@ -46,8 +46,8 @@ from eunomia.report.html import (
     read_diagram,
     targets_of,
 )
-from eunomia.scenarios import Scenario
-from eunomia.scoring import BASELINE_DEFAULT, CaseOutcome, ConsistencySummary, ScenarioSummary
+from eunomia.scenarios import BASELINE_DEFAULT, Scenario
+from eunomia.scoring import CaseOutcome, ConsistencySummary, ScenarioSummary
 from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
 _CORRECTNESS = frozenset({"Mean case score", "Detected correctly", "Fully correct",

@@ -138,7 +138,8 @@ class _JudgeSide:
             submit = await stack.enter_async_context(ctx.executor.session(
                 ModelChat(spec, ctx.options.policy, chat_attempt), ctx.options.concurrency))
         caller = ModelCaller(provider, spec.spec, "judge", policy=ctx.options.policy,
-                             limiter=limiter, cache=ResponseCache(ctx.store, read=ctx.reads_cache(provider)),
+                             limiter=limiter,
+                             cache=ResponseCache(ctx.store, read=ctx.reads_cache(provider)),
                              submit=submit)
         return cls(spec, provider, limiter, submit, caller)
 

@@ -13,7 +13,7 @@ from collections import Counter
 
 from eunomia.athena import AthenaFeedback
 from eunomia.errors import EunomiaError
-from eunomia.scenarios import Scenario
+from eunomia.scenarios._model import Scenario
 
 BASELINES = ("default", "constant")
 BASELINE_DEFAULT = "baseline:default"
