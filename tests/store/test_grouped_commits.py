@@ -13,7 +13,7 @@ import pytest
 
 from eunomia.errors import EunomiaError
 from eunomia.store import CaseRow, RunInfo, RunStore, blob_hash, json_bytes
-from eunomia.store._store import compress
+from eunomia.store._blobs import compress
 
 
 def _row(name: str, *, request: str | None = None, response: str | None = None) -> CaseRow:

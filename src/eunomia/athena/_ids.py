@@ -26,6 +26,7 @@ than overwrite anything.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 
@@ -38,6 +39,7 @@ CASE_SLOTS = 1 << CASE_BITS
 """Submission ids per run and scenario: test cases per scenario must stay below this."""
 
 
+@functools.lru_cache(maxsize=4096)
 def _hash(*parts: str) -> int:
     digest = hashlib.sha256("\x00".join(parts).encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big")

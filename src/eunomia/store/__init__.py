@@ -1,5 +1,6 @@
 """The run store (SQLite): runs, cases, requests, responses, the response cache."""
 
+from eunomia.store._blobs import PrefixedBytes, blob_hash, json_bytes
 from eunomia.store._cache import Hit, ResponseCache, cache_key
 from eunomia.store._store import (
     CaseRow,
@@ -7,14 +8,13 @@ from eunomia.store._store import (
     RunStore,
     RunTotals,
     SuiteInfo,
-    blob_hash,
-    json_bytes,
     now,
 )
 
 __all__ = [
     "CaseRow",
     "Hit",
+    "PrefixedBytes",
     "ResponseCache",
     "RunInfo",
     "RunStore",

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from eunomia import defaults
-from eunomia.store._store import RunStore, blob_hash
+from eunomia.store._blobs import blob_hash
+from eunomia.store._store import RunStore
 
 
 def cache_key(identity: str, request_hash: str, repeat: int) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import sqlite3
 import zlib
@@ -26,29 +25,12 @@ import orjson
 
 from eunomia import __version__, defaults
 from eunomia.errors import EunomiaError
+from eunomia.store._blobs import blob_hash, compress, json_bytes
 from eunomia.store._schema import SCHEMA, SCHEMA_VERSION, UPGRADES
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def blob_hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def json_bytes(value: Any) -> bytes:
-    """Canonical JSON (sorted keys, compact): equal values give equal bytes and hashes."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
-
-
-def compress(data: bytes) -> bytes:
-    """zlib level 1 (read back with ``zlib.decompress``). Small blobs get a small zlib state:
-    setting up the default one costs more than compressing a few hundred bytes."""
-    if len(data) >= defaults.STORE_SMALL_BLOB_BYTES:
-        return zlib.compress(data, 1)
-    packer = zlib.compressobj(1, zlib.DEFLATED, 15, 1)
-    return packer.compress(data) + packer.flush()
 
 
 _CASE_SQL = (

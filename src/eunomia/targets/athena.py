@@ -43,6 +43,7 @@ from eunomia.errors import EunomiaError, redact
 from eunomia.jsonbody import loads_fast
 from eunomia.scenarios import Scenario, TestCase
 from eunomia.scheduler import CallError, parse_retry_after, retryable_status
+from eunomia.store import PrefixedBytes
 from eunomia.targets._base import TargetResponse
 
 _BODY_SNIPPET = 300
@@ -129,7 +130,8 @@ class AthenaTarget:
         self._stable_ids = AthenaIds(base)
         self._blocks: dict[int, str] = {}
         self._session: aiohttp.ClientSession | None = None
-        self._exercise_json: dict[str, bytes] = {}
+        self._prefixes: dict[str, bytes] = {}
+        """Scenario -> the beginning of its request bodies (up to the submission id)."""
         self._bodies: dict[tuple[str, int, str], bytes] = {}
         self.name = f"athena:{self.server_url}" if self.server_url else "athena"
         self.cache_across_runs = False
@@ -202,19 +204,22 @@ class AthenaTarget:
         if body is not None:
             return body
         exercise_id = ids.exercise_id(scenario.name)
-        exercise = self._exercise_json.get(scenario.name)
-        if exercise is None:
+        prefix = self._prefixes.get(scenario.name)
+        if prefix is None:
             wire = scenario.athena_exercise().wire()
             wire["id"] = exercise_id
-            exercise = orjson.dumps(wire)
-            self._exercise_json[scenario.name] = exercise
+            prefix = b'{"exercise":' + orjson.dumps(wire) + b',"submission":{"id":'
+            self._prefixes[scenario.name] = prefix
         submission = orjson.dumps({
             "id": ids.submission_id(scenario.name, case.submission_id),
             "exerciseId": exercise_id,
             "model": case.submission,
             "meta": {},
         })
-        body = b'{"exercise":' + exercise + b',"submission":' + submission + b',"isGraded":true}'
+        # every body of a scenario begins alike (the exercise): the store hashes and
+        # compresses that beginning once (PrefixedBytes)
+        body = PrefixedBytes(prefix + submission[len(b'{"id":'):] + b',"isGraded":true}',
+                             prefix)
         if len(self._bodies) >= _BODY_MEMO:
             self._bodies.pop(next(iter(self._bodies)))  # oldest first
         self._bodies[key] = body
