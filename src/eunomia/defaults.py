@@ -97,6 +97,10 @@ ENGINE_SERVER_HOST: Final = "127.0.0.1"
 """Address ``eunomia serve`` binds."""
 ENGINE_SERVER_PORT: Final = 5008
 """Port ``eunomia serve`` listens on (Athena modules' usual port)."""
+MODEL_SERVER_HOST: Final = "127.0.0.1"
+"""``eunomia serve-model`` binds here (loopback: only this machine can use the model)."""
+MODEL_SERVER_PORT: Final = 8000
+"""``eunomia serve-model``'s port (the port OpenAI-compatible local servers use)."""
 ENGINE_MODULE_NAME: Final = "module_modeling_llm"
 """Module name in the module-manager path of ``eunomia serve``."""
 ENGINE_SYSTEM_TEMPLATE: Final = "system.txt"

@@ -12,6 +12,7 @@ from eunomia import __version__, defaults
 from eunomia.cli import _eval, _judge_check, _run, _store_cmds
 from eunomia.cli._compare import compare
 from eunomia.cli._report import report
+from eunomia.cli._serve_model import serve_model
 from eunomia.cli._show import show
 from eunomia.cli._validate import validate
 from eunomia.cli._view import view
@@ -34,6 +35,7 @@ app.command()(report)
 app.command()(view)
 app.command()(validate)
 app.command()(show)
+app.command("serve-model")(serve_model)
 
 
 @app.command("serve-example")

@@ -25,7 +25,16 @@ JSON schemas become a grammar. llama.cpp's schema-to-grammar conversion ignores
 tolerantly and checked for required keys, and schema authors should prefer
 ``enum`` for bounded values. The grammar admits compact JSON only (no optional
 space after ``:`` and ``,``): every generated token costs a forward pass, and
-those spaces were a fifth of a grading answer's tokens.
+those spaces were a fifth of a grading answer's tokens. Strings admit no raw
+control character (a newline must be written ``\n``), so every answer the
+grammar lets through is JSON the ``json`` module reads. The schema
+``{"type": "object"}`` (:data:`JSON_OBJECT_SCHEMA`) is any JSON object: the
+OpenAI ``json_object`` answer format.
+
+:meth:`LocalProvider.answer` is the generation as it came out (text, finish
+reason, usage; no JSON parsing), handing each piece of text to a callback as it
+is produced; :meth:`LocalProvider.chat` is that answer, parsed. Both take the
+same path through the model, so a streamed answer is the same text.
 """
 
 from __future__ import annotations
@@ -38,7 +47,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +61,9 @@ from eunomia.models._weights import LocalModel, ensure_weights, local_model
 from eunomia.scheduler import CallError
 
 INSTALL_HINT = "pip install 'eunomia[local]'  (or scripts/setup-local-model.sh)"
+
+JSON_OBJECT_SCHEMA: dict[str, Any] = {"type": "object"}
+"""The schema of "any JSON object" (OpenAI's ``response_format: json_object``)."""
 
 
 def import_llama_cpp() -> Any:
@@ -168,6 +180,23 @@ class _CallState:
     first_token_at: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class LocalAnswer:
+    """A generation as it came out of the model, before any JSON parsing."""
+
+    text: str
+    finish_reason: str | None
+    """``stop`` (end of text or a stop string), ``length`` (``max_tokens`` reached) or None."""
+    usage: Usage
+    latency_s: float
+    time_to_first_token_s: float | None
+    model: str
+
+
+TextSink = Callable[[str], None]
+"""Receives each piece of an answer's text as it is generated (in the event loop)."""
+
+
 @dataclass(slots=True)
 class _Raw:
     """What one generation produced."""
@@ -207,13 +236,25 @@ def _without_extra_buffers(llama_cpp: Any) -> Iterator[None]:
         low.llama_model_default_params = original
 
 
+_LOOSE_CHAR = r'char ::= [^"\\] |'
+"""How llama.cpp's converter starts the rule of a string character: any but ``"`` and ``\\``."""
+_STRICT_CHAR = r'char ::= [^"\\\x7F\x00-\x1F] |'
+"""The same without control characters, which JSON does not allow raw inside strings."""
+
+
 @functools.lru_cache(maxsize=32)
 def _compact_json_gbnf(schema_json: str) -> str:
-    """The GBNF grammar of a JSON schema, without optional whitespace between tokens."""
+    """The GBNF grammar of a JSON schema: no optional whitespace between tokens, and no raw
+    control character inside strings."""
     grammar = importlib.import_module("llama_cpp.llama_grammar")
     gbnf: str = grammar.json_schema_to_gbnf(schema_json)
-    lines = ['space ::= ""' if line.startswith("space ::=") else line
-             for line in gbnf.splitlines()]
+    lines = []
+    for line in gbnf.splitlines():
+        if line.startswith("space ::="):
+            line = 'space ::= ""'
+        elif line.startswith(_LOOSE_CHAR):
+            line = _STRICT_CHAR + line[len(_LOOSE_CHAR):]
+        lines.append(line)
     return "\n".join(lines) + "\n"
 
 
@@ -222,6 +263,15 @@ def json_grammar(schema: dict[str, Any]) -> Any:
     grammar = importlib.import_module("llama_cpp.llama_grammar")
     gbnf = _compact_json_gbnf(json.dumps(schema, sort_keys=False))
     return grammar.LlamaGrammar.from_string(gbnf, verbose=False)
+
+
+def schema_problem(schema: dict[str, Any]) -> str | None:
+    """Why ``schema`` cannot become a grammar (llama.cpp's converter refuses it), or None."""
+    try:
+        json_grammar(schema)
+    except Exception as exc:  # the converter asserts, or fails on unexpected shapes
+        return f"{type(exc).__name__}: {exc}".rstrip(": ")
+    return None
 
 
 def _threads(threads: int | None) -> int:
@@ -326,10 +376,30 @@ class LocalProvider:
         return self._loaded
 
     async def chat(self, request: ChatRequest) -> ChatResult:
+        return self._result(await self.answer(request), request)
+
+    async def answer(self, request: ChatRequest, on_text: TextSink | None = None) -> LocalAnswer:
+        """The model's answer as generated: text, finish reason and usage, not parsed.
+
+        ``on_text`` receives each piece of the text as it is produced (called in this
+        event loop), for streaming. With ``json_schema`` set the answer is constrained by
+        its grammar but may be cut short at ``max_tokens`` (finish reason ``length``).
+        Raises :class:`CallError` like :meth:`chat`.
+        """
         loaded = await self._ensure_loaded()
         state = _CallState(started=time.perf_counter())
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(loaded.executor, self._generate, loaded, request, state)
+        sink: TextSink | None = None
+        if on_text is not None:
+            callback = on_text
+
+            def to_loop(piece: str) -> None:  # on the worker thread
+                loop.call_soon_threadsafe(callback, piece)
+
+            sink = to_loop
+        future = loop.run_in_executor(
+            loaded.executor, self._generate, loaded, request, state, sink
+        )
         future.add_done_callback(_consume)
         try:
             raw = await asyncio.shield(future)
@@ -342,9 +412,25 @@ class LocalProvider:
             raise
         except Exception as exc:  # llama.cpp reports bad input (context overflow, schema) as errors
             raise CallError(f"{self.name}: {type(exc).__name__}: {exc}", retryable=False) from None
-        return self._result(raw, request, state)
+        ttft = None if state.first_token_at is None else state.first_token_at - state.started
+        # The end-of-text token is sampled but is not part of the answer.
+        output_tokens = raw.sampled - (1 if raw.finish_reason == "stop" and raw.sampled else 0)
+        return LocalAnswer(
+            text=raw.text,
+            finish_reason=raw.finish_reason,
+            usage=Usage(
+                input_tokens=raw.prompt_tokens or 0,
+                output_tokens=output_tokens,
+                cached_input_tokens=raw.reused_tokens,
+            ),
+            latency_s=time.perf_counter() - state.started,
+            time_to_first_token_s=ttft,
+            model=self.model.name,
+        )
 
-    def _generate(self, loaded: _Loaded, request: ChatRequest, state: _CallState) -> _Raw:
+    def _generate(
+        self, loaded: _Loaded, request: ChatRequest, state: _CallState, sink: TextSink | None
+    ) -> _Raw:
         """Runs on the model's worker thread. Streams internally so a cancelled call stops."""
         if state.cancel.is_set():
             raise _Cancelled
@@ -387,6 +473,8 @@ class LocalProvider:
                 content = choice.get("delta", {}).get("content")
                 if content:
                     parts.append(content)
+                    if sink is not None:
+                        sink(content)
                 if choice.get("finish_reason"):
                     raw.finish_reason = choice["finish_reason"]
         except BaseException:
@@ -418,34 +506,26 @@ class LocalProvider:
                 rest.insert(0, {"role": "user", "content": system})
         return rest
 
-    def _result(self, raw: _Raw, request: ChatRequest, state: _CallState) -> ChatResult:
-        latency = time.perf_counter() - state.started
-        text = raw.text
+    def _result(self, answer: LocalAnswer, request: ChatRequest) -> ChatResult:
+        text = answer.text
         parsed: Any | None = None
         if request.json_schema is not None:
             try:
                 parsed = parse_json_answer(text, request.json_schema)
             except JSONExtractionError as exc:
-                if raw.finish_reason == "length":
+                if answer.finish_reason == "length":
                     hint = f" (answer cut at max_tokens={request.settings.max_tokens})"
                 else:
                     hint = ""
                 raise CallError(f"{self.name}: {exc}{hint}", retryable=False,
                                 answer_text=text) from None
-        ttft = None if state.first_token_at is None else state.first_token_at - state.started
-        # The end-of-text token is sampled but is not part of the answer.
-        output_tokens = raw.sampled - (1 if raw.finish_reason == "stop" and raw.sampled else 0)
         return ChatResult(
             text=text,
             parsed=parsed,
-            usage=Usage(
-                input_tokens=raw.prompt_tokens or 0,
-                output_tokens=output_tokens,
-                cached_input_tokens=raw.reused_tokens,
-            ),
-            latency_s=latency,
-            time_to_first_token_s=ttft,
-            model=self.model.name,
+            usage=answer.usage,
+            latency_s=answer.latency_s,
+            time_to_first_token_s=answer.time_to_first_token_s,
+            model=answer.model,
         )
 
     async def close(self) -> None:

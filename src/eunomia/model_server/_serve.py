@@ -1,0 +1,112 @@
+"""Running the model server: in the running event loop (tests, embedding) or blocking (the
+``eunomia serve-model`` command)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import signal
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from aiohttp import web
+
+from eunomia import defaults
+from eunomia.model_server._app import create_app
+from eunomia.model_server._served import ServedModel
+
+DEFAULT_HOST = defaults.MODEL_SERVER_HOST
+DEFAULT_PORT = defaults.MODEL_SERVER_PORT
+"""The port OpenAI-compatible local servers (llama.cpp, vLLM) use by default."""
+
+
+SHUTDOWN_GRACE_S = 5.0
+"""On stop, answers in progress get this long to finish; then they are cancelled (a local
+model stops generating) instead of holding the stop for minutes."""
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (``localhost``, 127.0.0.0/8, ``::1``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def base_url(host: str, port: int) -> str:
+    """The OpenAI base URL clients are given (``.../v1``)."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/v1"
+
+
+async def start_model_server(
+    served: ServedModel,
+    host: str = DEFAULT_HOST,
+    port: int = 0,
+    *,
+    api_key: str | None = None,
+    log: Callable[[str], None] | None = None,
+) -> tuple[web.AppRunner, str]:
+    """Serve ``served`` in the running loop; ``port=0`` picks a free port.
+
+    Returns the runner (``await runner.cleanup()`` stops it, cancelling answers still in
+    progress after :data:`SHUTDOWN_GRACE_S`) and the base URL (``.../v1``). A request whose
+    client disconnects is cancelled (the model stops generating for it).
+    """
+    app = create_app(served, api_key=api_key, log=log)
+    runner = web.AppRunner(app, access_log=None, handler_cancellation=True,
+                           shutdown_timeout=SHUTDOWN_GRACE_S)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    try:
+        await site.start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    return runner, base_url(host, int(runner.addresses[0][1]))
+
+
+def served_model(spec: str, aliases: Sequence[str] = (), *,
+                 json_object_schema: dict[str, Any] | None = None) -> ServedModel:
+    """The model named by ``spec`` (read with ``models.yml``) under its spec, the name given
+    (when it is a ``models.yml`` alias) and ``aliases``; ``json_object_schema``: see
+    :class:`ServedModel`."""
+    from eunomia.models import get_model, load_config, resolve_spec
+
+    resolved = resolve_spec(spec, load_config())
+    names = [spec.strip()] if spec.strip() != resolved.spec else []
+    return ServedModel(get_model(resolved), resolved.spec, aliases=[*names, *aliases],
+                       settings=resolved.settings, json_object_schema=json_object_schema)
+
+
+async def _serve(served: ServedModel, host: str, port: int, api_key: str | None,
+                 announce: Callable[[str], None], log: Callable[[str], None]) -> None:
+    try:
+        if served.local is not None:
+            announce(f"Loading {served.spec} ...")
+        await served.load()
+        runner, url = await start_model_server(served, host, port, api_key=api_key, log=log)
+        names = ", ".join(served.ids)
+        announce(f"Serving {names} on {url} (OpenAI chat completions; Ctrl+C to stop)")
+        stop = asyncio.Event()
+        with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        try:
+            await stop.wait()
+        finally:
+            await runner.cleanup()
+    finally:
+        await served.close()
+
+
+def serve_forever(served: ServedModel, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *,
+                  api_key: str | None = None, announce: Callable[[str], None] = print,
+                  log: Callable[[str], None] = print) -> None:
+    """Serve until Ctrl+C or SIGTERM. ``announce`` gets the start-up lines, ``log`` one line
+    per completion."""
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve(served, host, port, api_key, announce, log))
+    announce("Model server stopped.")
