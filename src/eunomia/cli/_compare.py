@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from eunomia import defaults
 from eunomia.cli._common import console
@@ -58,6 +59,14 @@ def compare(
     json_file: Annotated[Path | None, typer.Option(
         "--json", help="Also write the whole comparison as JSON to this file ('-': standard "
                        "output, instead of the tables).")] = None,
+    junit: Annotated[Path | None, typer.Option(
+        help="Also write JUnit XML here: a test case per compared case (failed when it "
+             "regressed or newly failed) and one for the verdict.", show_default=False)
+    ] = None,
+    summary_md: Annotated[Path | None, typer.Option(
+        help="Also write a Markdown summary here: the verdict, the deltas with their "
+             "intervals, the cases that got worse (appended to $GITHUB_STEP_SUMMARY too when "
+             "that is set).", show_default=False)] = None,
 ) -> None:
     """Compare run B with run A (the baseline) case by case: paired tests and a verdict.
 
@@ -69,8 +78,14 @@ def compare(
     """
     from eunomia.compare import comparison_to_json
     from eunomia.report import print_comparison
+    from eunomia.run import ci_outputs, write_comparison_outputs
     from eunomia.viewer import compare_stored
 
+    outputs = ci_outputs(junit=junit, summary_md=summary_md)
+    if json_file is not None and str(json_file) != "-":
+        for option, path in (("--junit", junit), ("--summary-md", summary_md)):
+            if path is not None and path.absolute() == json_file.absolute():
+                raise EunomiaError(f"--json and {option} name the same file {path}")
     path_a = store or results / defaults.STORE_FILE
     db_a = _store_at(path_a)
     try:
@@ -91,5 +106,9 @@ def compare(
         print_comparison(console(), comparison)
     if json_file is not None:
         _write_json(json_file, comparison_to_json(comparison))
+    report = results / run_a / f"compare_{run_b}.html"
+    for path in write_comparison_outputs(comparison, outputs, report):
+        if not to_stdout:
+            console().print(f"Written: {escape(str(path))}", soft_wrap=True)
     if fail_on_regression and comparison.verdict.regression:
         raise typer.Exit(1)

@@ -109,6 +109,23 @@ def eval_command(
     ray_address: Annotated[str | None, typer.Option(
         help="Address of the Ray cluster for --executor ray (default: start a local one, "
              "or RAY_ADDRESS).")] = None,
+    junit: Annotated[Path | None, typer.Option(
+        help="Also write JUnit XML here: a test case per case, repeat and model, failed "
+             "when its score is below --pass-score, an error when it failed, skipped when "
+             "the judge could not score it.", show_default=False)] = None,
+    summary_md: Annotated[Path | None, typer.Option(
+        help="Also write a Markdown summary here (appended to $GITHUB_STEP_SUMMARY too "
+             "when that is set).", show_default=False)] = None,
+    jsonl: Annotated[Path | None, typer.Option(
+        help="Also write JSON Lines here: one object per case, repeat and model "
+             "(docs/ci.md).", show_default=False)] = None,
+    pass_score: Annotated[float | None, typer.Option(
+        help="A case passes (JUnit, JSON Lines, summary) when its mean judge score is at "
+             "least this (0-5).", show_default="3")] = None,
+    pairwise: Annotated[bool, typer.Option(
+        "--pairwise", help="Compare exactly two candidates (--model A --model B): the judge "
+                           "says which answer is better, each pair asked in both orders "
+                           "(docs/pairwise.md).")] = False,
 ) -> None:
     """Evaluate candidate models on YAML task suites, scored 0-5 by a judge model."""
     import asyncio
@@ -120,12 +137,21 @@ def eval_command(
     from eunomia.judge import Rubric
     from eunomia.kinds import Selection
     from eunomia.kinds.tasks import NO_JUDGE, selected_entries
+    from eunomia.kinds.tasks._records_out import check_pass_score
     from eunomia.matrix import MatrixModel, load_task_matrix
     from eunomia.models import load_config, resolve_spec
+    from eunomia.run import ci_outputs, write_report_outputs
     from eunomia.scheduler import RetryPolicy, RunOptions
     from eunomia.tasks import load_suites
 
+    if pairwise:
+        from eunomia.cli._pairwise import pairwise_eval
+
+        pairwise_eval(ctx)
+        return
     out = console()
+    outputs = ci_outputs(junit=junit, summary_md=summary_md, jsonl=jsonl,
+                         pass_score=check_pass_score(pass_score))
     store_path = store or results / defaults.STORE_FILE
     paths = list(paths or [])
     # not validated here: resolving the spec below says what is wrong with a bad one
@@ -221,6 +247,8 @@ def eval_command(
         ))
     finally:
         calls_on.close()
+    for path in write_report_outputs(report, outputs, results):
+        out.print(f"Written: {escape(str(path))}", soft_wrap=True)
     code = 0
     if report.failed_cases:
         out.print(f"[red]{report.failed_cases} case(s) failed; see failures.json in "

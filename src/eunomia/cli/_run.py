@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -19,6 +19,9 @@ from eunomia.cli._common import (
     run_to_resume,
 )
 from eunomia.errors import EunomiaError, has_errors
+
+if TYPE_CHECKING:
+    from eunomia.run import CiOutputs
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -49,6 +52,7 @@ def execute_run(
     ask: bool,
     executor: str | None = None,
     ray_address: str | None = None,
+    outputs: CiOutputs | None = None,
 ) -> None:
     import asyncio
 
@@ -58,6 +62,7 @@ def execute_run(
     from eunomia.executors import TargetRecipe, make_executor
     from eunomia.kinds import Selection
     from eunomia.kinds.scenarios import load_scenarios, selected_cases, selected_invalid
+    from eunomia.run import CiOutputs, write_report_outputs
     from eunomia.scenarios import discover
     from eunomia.scheduler import RetryPolicy, RunOptions
     from eunomia.targets import TargetConfig, build_target
@@ -174,6 +179,8 @@ def execute_run(
         ))
     finally:
         calls_on.close()
+    for path in write_report_outputs(report, outputs or CiOutputs(), results):
+        out.print(f"Written: {escape(str(path))}", soft_wrap=True)
     if report.failed_cases:
         out.print(f"[red]{report.failed_cases} case(s) failed; see failures.json in "
                   f"{escape(str(report.folder))}[/]")
@@ -246,9 +253,22 @@ def run(
     ray_address: Annotated[str | None, typer.Option(
         help="Address of the Ray cluster for --executor ray (default: start a local one, "
              "or RAY_ADDRESS).")] = None,
+    junit: Annotated[Path | None, typer.Option(
+        help="Also write JUnit XML here: a test case per case, repeat and target, failed "
+             "when the case is not fully correct, an error when it failed.",
+        show_default=False)] = None,
+    summary_md: Annotated[Path | None, typer.Option(
+        help="Also write a Markdown summary here (appended to $GITHUB_STEP_SUMMARY too "
+             "when that is set).", show_default=False)] = None,
+    jsonl: Annotated[Path | None, typer.Option(
+        help="Also write JSON Lines here: one object per case, repeat and target "
+             "(docs/ci.md).", show_default=False)] = None,
 ) -> None:
     """Evaluate scenarios against feedback systems."""
     from eunomia.cli._prompts import interactive
+    from eunomia.run import ci_outputs
+
+    outputs = ci_outputs(junit=junit, summary_md=summary_md, jsonl=jsonl)
 
     paths, target, cases = list(paths or []), list(target or []), list(case or [])
     if matrix is not None:
@@ -269,7 +289,7 @@ def run(
         repeat=repeat, resume=resume, retry_failed=retry_failed, no_cache=no_cache,
         cache=cache, retry_500=retry_500, athena_id_base=athena_id_base,
         secret_env=secret_env, x_server_url=x_server_url, prompt_dir=prompt_dir,
-        ask=interactive(), executor=executor, ray_address=ray_address,
+        ask=interactive(), executor=executor, ray_address=ray_address, outputs=outputs,
     )
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,6 +17,7 @@ from eunomia.cli._common import console
 from eunomia.errors import EunomiaError
 
 if TYPE_CHECKING:
+    from eunomia.run import Format
     from eunomia.store import RunStore
 
 
@@ -57,21 +61,57 @@ def runs(
         db.close()
 
 
+class ExportFormat(StrEnum):
+    """What ``eunomia export`` writes."""
+
+    csv = "csv"
+    jsonl = "jsonl"
+    junit = "junit"
+    md = "md"
+
+
+_FORMATS: dict[ExportFormat, Format] = {ExportFormat.jsonl: "jsonl",
+                                      ExportFormat.junit: "junit", ExportFormat.md: "md"}
+
+
 def export(
     run: Annotated[str, typer.Argument(help="Run name.")],
     results: Annotated[Path, typer.Option(help="Results folder.")] = defaults.RESULTS_DIR,
     store: Annotated[Path | None, typer.Option(
         help="Run store (SQLite).", show_default="<results>/eunomia.db")] = None,
     output: Annotated[Path | None, typer.Option(
-        help="Write the files under this folder instead of the results folder.")] = None,
+        help="csv: write the files under this folder instead of the results folder; jsonl, "
+             "junit, md: the file to write ('-': standard output).",
+        show_default="<results>, or <results>/<run>/cases.jsonl, junit.xml, summary.md")
+    ] = None,
+    fmt: Annotated[ExportFormat, typer.Option(
+        "--format", help="csv: the run's CSV/JSON result files; jsonl: one JSON object per "
+                         "case and repeat (docs/ci.md); junit: JUnit XML; md: the Markdown "
+                         "summary.")] = ExportFormat.csv,
+    pass_score: Annotated[float | None, typer.Option(
+        help="Task runs: a case passes when its mean judge score is at least this (0-5).",
+        show_default="3")] = None,
 ) -> None:
-    """Write a run's CSV/JSON result files again from the store."""
-    from eunomia.run import export_run
+    """Write a run's result files again from the store (CSV/JSON, or JSON Lines, JUnit XML
+    or a Markdown summary)."""
+    from eunomia.run import export_format, export_run
 
     out = console()
     db = _open(results, store)
     try:
         info = db.require_run(run)
+        if fmt is not ExportFormat.csv:
+            try:
+                path = export_format(db, info, _FORMATS[fmt], output, results, pass_score)
+            except BrokenPipeError:  # standard output closed early (``| head``): quietly
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return
+            if str(path) != "-":
+                out.print(f"{escape(info.name)}: {fmt.value} written to "
+                          f"{escape(str(path))}", soft_wrap=True)
+            return
+        if pass_score is not None:
+            raise EunomiaError("--pass-score applies to --format jsonl, junit and md")
         exported = export_run(db, info, output or results)
     finally:
         db.close()

@@ -1,8 +1,14 @@
 """Writers of result files: atomic text, CSV and JSON written piece by piece, many small files
-off the event loop, YAML a case at a time. What goes into each file is the kinds' business
-(``eunomia.kinds``); how a file is written safely and fast is this package's."""
+off the event loop, YAML a case at a time; and the CI-native outputs (JSON Lines, JUnit XML,
+a Markdown summary) written from neutral per-case records. What goes into each file is the
+kinds' business (``eunomia.kinds``); how a file is written safely and fast is this
+package's."""
 
 from eunomia.exports._background import FileWriter
+from eunomia.exports._comparison import comparison_summary, write_comparison_junit
+from eunomia.exports._jsonl import JsonlWriter, TextSink
+from eunomia.exports._junit import JUnitCase, JUnitWriter, RecordsJUnit, xml_text
+from eunomia.exports._markdown import Headline, RecordDigest, RunHeader, md_text, run_summary
 from eunomia.exports._outputs import (
     LIST_HERE,
     CsvOutput,
@@ -12,19 +18,37 @@ from eunomia.exports._outputs import (
     write_csv_dicts,
     write_json_streaming,
 )
+from eunomia.exports._records import RECORD_FIELDS, Outcome, ResultRecord, outcome_of
 from eunomia.exports._yaml import SuiteYaml, case_yaml, dump_yaml, slow_case_yaml
 
 __all__ = [
     "LIST_HERE",
+    "RECORD_FIELDS",
     "CsvOutput",
     "FileWriter",
+    "Headline",
+    "JUnitCase",
+    "JUnitWriter",
     "JsonList",
+    "JsonlWriter",
+    "Outcome",
     "Output",
+    "RecordDigest",
+    "RecordsJUnit",
+    "ResultRecord",
+    "RunHeader",
     "SuiteYaml",
+    "TextSink",
     "case_yaml",
+    "comparison_summary",
     "dump_yaml",
+    "md_text",
+    "outcome_of",
+    "run_summary",
     "slow_case_yaml",
+    "write_comparison_junit",
     "write_csv",
     "write_csv_dicts",
     "write_json_streaming",
+    "xml_text",
 ]

@@ -2,6 +2,10 @@
 
 >>> judge = Judge(Rubric.load(), repeats=3)
 >>> verdicts = await judge.score(JudgeItem(instruction=..., response=...), caller)
+
+The pairwise judge says which of two answers is better (``{winner, reason}``):
+
+>>> verdict = await PairwiseJudge().decide(PairwiseItem(response_1=..., response_2=...), caller)
 """
 
 from eunomia.judge._judge import (
@@ -16,6 +20,19 @@ from eunomia.judge._judge import (
     parse_answer,
     unusable,
 )
+from eunomia.judge._pairwise import (
+    PAIRWISE_FIELDS,
+    WINNERS,
+    PairVerdict,
+    PairwiseAnswer,
+    PairwiseItem,
+    PairwiseJudge,
+    PairwisePrompt,
+    Winner,
+    pairwise_schema,
+    parse_pairwise,
+    read_winner,
+)
 from eunomia.judge._schema import (
     MAX_SCORE,
     SCORES,
@@ -29,17 +46,28 @@ __all__ = [
     "FIELDS",
     "JUDGE_VERSION",
     "MAX_SCORE",
+    "PAIRWISE_FIELDS",
     "SCORES",
+    "WINNERS",
     "Judge",
     "JudgeAnswer",
     "JudgeCall",
     "JudgeCaller",
     "JudgeItem",
+    "PairVerdict",
+    "PairwiseAnswer",
+    "PairwiseItem",
+    "PairwiseJudge",
+    "PairwisePrompt",
     "Rubric",
     "UnusableAnswer",
     "Verdict",
+    "Winner",
     "expected_score",
     "judge_schema",
+    "pairwise_schema",
     "parse_answer",
+    "parse_pairwise",
+    "read_winner",
     "unusable",
 ]

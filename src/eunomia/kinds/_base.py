@@ -11,7 +11,7 @@ with one object implementing :class:`Kind`, registered in ``eunomia/kinds/__init
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +22,7 @@ from rich.console import Console
 from eunomia.compare import ComparedKind
 from eunomia.errors import Diagnostic
 from eunomia.executors import Executor
+from eunomia.exports import ResultRecord
 from eunomia.report import Columns, LeaderboardRow
 from eunomia.report.html import ReportKind
 from eunomia.scheduler import RunOptions
@@ -249,4 +250,13 @@ class Kind(ReportKind, ComparedKind, Protocol):
 
     def leaderboard_row(self, target: str, exported: Sequence[Exported]) -> LeaderboardRow:
         """One target's row over its exported results."""
+        ...
+
+    def case_records(self, store: RunStore, run: RunInfo,
+                     pass_score: float | None = None) -> Iterator[ResultRecord]:
+        """Every stored case of ``run`` (each repeat, each target) as a neutral record, the
+        records of one suite and target together: what JSON Lines, JUnit XML and the
+        Markdown summary are written from (``eunomia.run.write_outputs``). ``pass_score``
+        is the threshold of a kind whose cases pass by their score (tasks); a kind without
+        one raises :class:`eunomia.errors.EunomiaError` when it is given."""
         ...

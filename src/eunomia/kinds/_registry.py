@@ -18,6 +18,7 @@ KINDS: dict[str, str] = {
     "scenarios": "eunomia.kinds.scenarios",
     "tasks": "eunomia.kinds.tasks",
     "judge_check": "eunomia.kinds.judge_check",
+    "pairwise": "eunomia.kinds.pairwise",
 }
 """Run kind (as stored with a run) -> the package that implements it."""
 

@@ -1,6 +1,10 @@
 """Model specs, read the same everywhere: ``local``, ``local:<name>``, ``openai:gpt-4o-mini``,
 ``anthropic:claude-...``, ``<endpoint>:<model>`` for endpoints in the config, an alias, or
 ``http:<name>`` for an HTTP system under test of the config (``models: {<name>: {http: ...}}``).
+
+``baseline:reference`` and ``baseline:empty`` name the trivial candidates of task suites
+(:data:`TASK_BASELINES`): they resolve to a spec of kind ``baseline``, which no provider
+answers — the task kinds answer for them, case by case (``eunomia.kinds.tasks``).
 """
 
 from __future__ import annotations
@@ -8,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
+from typing import Literal
 from urllib.parse import urlsplit
 
 from eunomia import defaults
@@ -26,6 +31,21 @@ from eunomia.pricing import ModelPrice
 
 _MAX_ALIAS_DEPTH = 8
 
+BASELINE = "baseline"
+"""The endpoint of the trivial candidates of task suites."""
+TASK_BASELINES: dict[str, str] = {
+    "reference": "answers each case with another case's expected response (the previous "
+                 "case of its suite that has one): fluent, on the suite's subject, wrong here",
+    "empty": 'answers "" to every case (every turn of a conversation)',
+}
+"""The trivial candidates ``baseline:<name>``: they make no model call and cost nothing."""
+SCENARIO_BASELINES = ("default", "constant")
+"""The scenario targets ``baseline:default`` and ``baseline:constant`` (``eunomia run``)."""
+FREE = ModelPrice(input_cost_per_million=0.0, output_cost_per_million=0.0)
+
+SpecKind = Literal[ModelKind, "baseline"]
+"""What answers a spec: :data:`ModelKind`, or ``baseline`` (the task kinds answer)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ModelSpec:
@@ -34,7 +54,7 @@ class ModelSpec:
     spec: str
     """Canonical ``endpoint:model``, e.g. ``local:qwen2.5-coder-1.5b``."""
     endpoint: str
-    kind: ModelKind
+    kind: SpecKind
     model: str
     settings: GenerationSettings = field(default_factory=GenerationSettings)
     """Generation settings for requests to this model (config overrides on the defaults)."""
@@ -95,6 +115,8 @@ def resolve_spec(spec: str, config: ModelsConfig | None = None) -> ModelSpec:
         price = price or entry.price
         text = entry.spec.strip()
     endpoint, model = split_spec(text)
+    if endpoint == BASELINE:
+        return baseline_spec(spec, model)
     if endpoint == HTTP:
         return _http_spec(spec, model, config, alias, overrides)
     endpoint_config = config.endpoint(endpoint)
@@ -126,6 +148,18 @@ def resolve_spec(spec: str, config: ModelsConfig | None = None) -> ModelSpec:
         alias=alias,
         endpoint_config=endpoint_config,
     )
+
+
+def baseline_spec(spec: str, name: str) -> ModelSpec:
+    """The spec of the trivial candidate ``baseline:<name>`` (priced at zero)."""
+    if name not in TASK_BASELINES:
+        scenario = (f"; baseline:{name} is a target of scenarios (eunomia run --target)"
+                    if name in SCENARIO_BASELINES else "")
+        raise EunomiaError(
+            f"unknown baseline {spec.strip()!r} in a model spec: choose "
+            + " or ".join(f"baseline:{k}" for k in TASK_BASELINES) + scenario)
+    return ModelSpec(spec=f"{BASELINE}:{name}", endpoint=BASELINE, kind="baseline",
+                     model=name, price=FREE)
 
 
 def _http_spec(spec: str, name: str, config: ModelsConfig, alias: str | None,
@@ -168,6 +202,10 @@ def get_model(spec: str | ModelSpec, config: ModelsConfig | None = None) -> Mode
     """
     resolved = spec if isinstance(spec, ModelSpec) else resolve_spec(spec, config)
     ep = resolved.endpoint_config
+    if resolved.kind == "baseline":
+        raise EunomiaError(
+            f"{resolved.spec} is a trivial baseline, not a model: it can only be a candidate "
+            "of task suites (eunomia eval --model), never a judge or an engine's model")
     if resolved.kind == "http":
         from eunomia.models.providers.http import HttpProvider
 

@@ -1,12 +1,37 @@
 """The evaluation engine: one run loop for every kind of evaluation.
 
 :func:`run_evaluation` runs a kind's :class:`eunomia.kinds.Plan`; :func:`export_run`
-writes a stored run's files again. The engine knows nothing of SGIs or judges: what is
+writes a stored run's files again; :func:`write_outputs` its CI-native outputs (JSON Lines,
+JUnit XML, a Markdown summary). The engine knows nothing of SGIs or judges: what is
 kind-specific comes from :mod:`eunomia.kinds`.
 """
 
 from eunomia.run._engine import RunReport, run_evaluation
 from eunomia.run._export import export_run, write_run_file
 from eunomia.run._open import open_run
+from eunomia.run._outputs import (
+    STEP_SUMMARY_ENV,
+    CiOutputs,
+    Format,
+    ci_outputs,
+    export_format,
+    write_comparison_outputs,
+    write_outputs,
+    write_report_outputs,
+)
 
-__all__ = ["RunReport", "export_run", "open_run", "run_evaluation", "write_run_file"]
+__all__ = [
+    "STEP_SUMMARY_ENV",
+    "CiOutputs",
+    "Format",
+    "RunReport",
+    "ci_outputs",
+    "export_format",
+    "export_run",
+    "open_run",
+    "run_evaluation",
+    "write_comparison_outputs",
+    "write_outputs",
+    "write_report_outputs",
+    "write_run_file",
+]

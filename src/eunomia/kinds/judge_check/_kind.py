@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -10,6 +10,7 @@ from rich.console import Console
 
 from eunomia.compare import CaseFacts
 from eunomia.errors import EunomiaError
+from eunomia.exports import ResultRecord
 from eunomia.kinds import Exported, Validation
 from eunomia.kinds.judge_check._summary import JudgeCheckSummary
 from eunomia.report import Columns, LeaderboardRow, rank
@@ -78,6 +79,12 @@ class JudgeCheckKind:
         from eunomia.kinds.judge_check._terminal import judge_row
 
         return judge_row(target, exported[0].summary)
+
+    def case_records(self, store: RunStore, run: RunInfo,
+                     pass_score: float | None = None) -> Iterator[ResultRecord]:
+        from eunomia.kinds.judge_check._records_out import judge_check_records
+
+        return judge_check_records(store, run, pass_score)
 
     # --- the HTML report and comparisons ---------------------------------------------------
     def report_groups(self, store: RunStore, run: RunInfo, suite: SuiteInfo,

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
 from eunomia import defaults
+from eunomia.exports import ResultRecord
 from eunomia.kinds import Exported, Validation
 from eunomia.kinds.scenarios._baseline import SCORE
 from eunomia.kinds.scenarios._compare import ScenarioFacts, definition_changes
 from eunomia.kinds.scenarios._export import export_scenarios
 from eunomia.kinds.scenarios._html import report_groups, report_leaderboard
+from eunomia.kinds.scenarios._records_out import scenario_records
 from eunomia.kinds.scenarios._terminal import (
     print_consistency,
     print_scenario_summary,
@@ -84,6 +86,10 @@ class ScenarioKind:
         return scenario_row(target, [e.summary for e in exported],
                             [e.consistency.fleiss_kappa for e in exported
                              if e.consistency is not None])
+
+    def case_records(self, store: RunStore, run: RunInfo,
+                     pass_score: float | None = None) -> Iterator[ResultRecord]:
+        return scenario_records(store, run, pass_score)
 
 
     # --- the HTML report and comparisons ---------------------------------------------------

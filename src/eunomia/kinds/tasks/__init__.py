@@ -4,6 +4,12 @@
 (:data:`KIND`) validates suite files and exports, prints and ranks their results.
 """
 
+from eunomia.kinds.tasks._baselines import (
+    NOT_APPLICABLE,
+    BaselineAnswer,
+    baseline_of,
+    selected_answers,
+)
 from eunomia.kinds.tasks._calls import ModelCaller, chat_attempt
 from eunomia.kinds.tasks._files import export_tasks, stored_record, stored_summary, task_records
 from eunomia.kinds.tasks._kind import TASKS, TaskKind
@@ -16,18 +22,22 @@ KIND = TASKS
 
 __all__ = [
     "KIND",
+    "NOT_APPLICABLE",
     "NO_JUDGE",
+    "BaselineAnswer",
     "Candidate",
     "ModelCaller",
     "ModelContext",
     "TaskKind",
     "TaskPlan",
+    "baseline_of",
     "case_row",
     "chat_attempt",
     "checks_verdict",
     "export_tasks",
     "price_table",
     "print_tasks_summary",
+    "selected_answers",
     "selected_entries",
     "stored_record",
     "stored_summary",

@@ -21,14 +21,31 @@ from eunomia.store import ResponseCache
 Validate = Callable[[ChatResult], Any]
 
 
+def _reads(validate: Validate, text: str) -> bool:
+    """Whether the caller's own parser reads ``text`` (a provider's schema check refused it)."""
+    try:
+        validate(ChatResult(text=text, model=""))
+    except (CallError, ValueError):
+        return False
+    return True
+
+
 def chat_attempt(provider: ModelProvider, job: ChatJob) -> Callable[[], Awaitable[ChatResult]]:
-    """One attempt at a chat call; a rejected answer is raised as :class:`UnusableAnswer`."""
+    """One attempt at a chat call; a rejected answer is raised as :class:`UnusableAnswer`.
+
+    An answer the provider's schema check refused but the caller's own, more tolerant parser
+    reads (``"Response 2"`` for ``"2"``...) is not asked for again: it fails at once, not
+    retryable, with its text, for the caller to read."""
 
     async def attempt() -> ChatResult:
         try:
             result = await provider.chat(job.request)
         except CallError as exc:
             bad = unusable(exc) if job.validate is not None else None
+            if bad is not None and job.validate is not None and _reads(job.validate,
+                                                                        bad.raw_text):
+                raise CallError(bad.reason, retryable=False, answer_text=bad.raw_text) \
+                    from None
             if bad is not None:
                 raise bad from None
             raise

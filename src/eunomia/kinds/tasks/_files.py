@@ -37,6 +37,7 @@ from eunomia.exports import (
 )
 from eunomia.files import file_safe
 from eunomia.kinds import Exported
+from eunomia.kinds.tasks._baselines import baseline_note
 from eunomia.kinds.tasks._tables import (
     CASE_COLUMNS,
     REPEAT_COLUMNS,
@@ -138,9 +139,12 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
                     failures.add(failure_json(failure))
         failures.close()
     summary = builder.finish()
-    warnings = run_warnings(summary)
+    baseline = baseline_spec(run, candidate)
+    warnings = run_warnings(summary, baseline)
     out = Exported(candidate, base, summary, failed=summary.failed + summary.invalid,
                    warnings=warnings)
+    if baseline is not None:
+        out.notes.append(baseline_note(candidate, baseline))
     out.files += yaml_files
     out.files.append(tables / "cases.csv")
     out.files.append(write_csv_dicts(tables / "summary.csv", SUMMARY_COLUMNS,
@@ -169,6 +173,12 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
         (repeat_case_json(c) for c in rc.cases) if rc is not None else None))
     out.files.append(base / "failures.json")
     return out
+
+
+def baseline_spec(run: RunInfo, candidate: str) -> str | None:
+    """The spec of the trivial baseline ``candidate`` is in ``run`` (None: a model)."""
+    found = (run.settings.get("baselines") or {}).get(candidate)
+    return str(found) if found is not None else None
 
 
 def _builder(store: RunStore, run: RunInfo, candidate: str, target: str | None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -12,8 +12,10 @@ from rich.markup import escape
 from eunomia import defaults
 from eunomia.compare import CaseFacts
 from eunomia.errors import EunomiaError
+from eunomia.exports import ResultRecord
 from eunomia.kinds import Exported, Validation
-from eunomia.kinds.tasks._files import export_tasks, stored_summary
+from eunomia.kinds.tasks._files import baseline_spec, export_tasks, stored_summary
+from eunomia.kinds.tasks._records_out import task_records
 from eunomia.kinds.tasks._terminal import print_tasks_summary, task_row
 from eunomia.kinds.tasks._warnings import run_warnings
 from eunomia.report import Columns, LeaderboardRow, rank
@@ -78,6 +80,10 @@ class TaskKind:
     def leaderboard_row(self, target: str, exported: Sequence[Exported]) -> LeaderboardRow:
         return task_row(target, exported[0].summary)
 
+    def case_records(self, store: RunStore, run: RunInfo,
+                     pass_score: float | None = None) -> Iterator[ResultRecord]:
+        return task_records(store, run, pass_score)
+
 
     # --- the HTML report and comparisons ---------------------------------------------------
     def report_groups(self, store: RunStore, run: RunInfo, suite: SuiteInfo,
@@ -93,7 +99,8 @@ class TaskKind:
                 try:
                     g.warnings = run_warnings(stored_summary(store, run, g.target,
                                                              g.target if len(run.targets) > 1
-                                                             else None))
+                                                             else None),
+                                              baseline_spec(run, g.target))
                 except (EunomiaError, KeyError, TypeError, ValueError, ValidationError):
                     notes.append("the stored suites cannot be read; no warnings checked")
         return groups

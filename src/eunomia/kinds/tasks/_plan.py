@@ -2,6 +2,8 @@
 
 The candidates run one after the other (each provider open only for its turn, so two local
 models are never loaded at once); the judge is opened once and shared by every candidate.
+A trivial baseline (``baseline:reference``, ``baseline:empty``) opens nothing: it answers
+each case itself (:mod:`._baselines`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from eunomia.errors import EunomiaError
 from eunomia.executors import ChatJob, ChatOutcome, ModelChat, Submit
 from eunomia.judge import Judge, Rubric
 from eunomia.kinds import Kind, RunContext
+from eunomia.kinds.tasks._baselines import baseline_of
 from eunomia.kinds.tasks._calls import ModelCaller, chat_attempt
 from eunomia.kinds.tasks._kind import TASKS
 from eunomia.kinds.tasks._work import TaskTargetRun
@@ -54,6 +57,11 @@ class Candidate:
         """An in-process model answers one request at a time."""
         return self.spec.kind == "local"
 
+    @property
+    def baseline(self) -> bool:
+        """A trivial baseline (``baseline:reference``...): no model, no call."""
+        return baseline_of(self.spec) is not None
+
 
 @dataclass(slots=True)
 class TaskPlan:
@@ -78,6 +86,9 @@ class TaskPlan:
     def __post_init__(self) -> None:
         if not self.candidates:
             raise EunomiaError("give at least one candidate model")
+        if self.judge_spec is not None and baseline_of(self.judge_spec) is not None:
+            raise EunomiaError(f"--judge {self.judge_spec.spec}: a trivial baseline cannot "
+                               "judge; give a model spec (or none)")
         self.judge = Judge(self.rubric, repeats=self.judge_repeats,
                            settings=self.judge_spec.settings if self.judge_spec else None)
         self.prices = price_table(*(c.spec for c in self.candidates),
@@ -94,7 +105,8 @@ class TaskPlan:
     def settings(self) -> dict[str, Any]:
         return {"judge": self.judge_spec.spec if self.judge_spec else NO_JUDGE,
                 "judge_repeats": self.judge_repeats, "weights": dict(self.weights),
-                "rubric": str(self.judge.rubric.path)}
+                "rubric": str(self.judge.rubric.path),
+                "baselines": {c.label: c.spec.spec for c in self.candidates if c.baseline}}
 
     def snapshot(self, store: RunStore, run: RunInfo) -> None:
         # stored chunk by chunk; the run then reads its cases from the store, not the file
@@ -172,6 +184,12 @@ class _Session:
         session serve both roles."""
         plan, ctx, judge = self.plan, self.context, self.judge
         cand = next(c for c in plan.candidates if c.label == name)
+        if cand.baseline:  # answers each case itself: nothing to open
+            yield TaskTargetRun(name, plan.suites, None,
+                                judge.caller if judge is not None else None,
+                                plan.judge if judge is not None else None, cand.spec.settings,
+                                plan.prices, self._concurrency(cand), baseline=cand.spec)
+            return
         shared = judge if judge is not None and judge.spec.spec == cand.spec.spec else None
         concurrency = self._concurrency(cand)
         async with AsyncExitStack() as stack:

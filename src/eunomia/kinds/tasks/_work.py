@@ -1,5 +1,6 @@
 """The per-case work of a task run: the category's runner asks the candidate (and the
-judge), the checks are run, and the case is turned into its store row."""
+judge), the checks are run, and the case is turned into its store row. A trivial baseline
+(``baseline:reference``, ``baseline:empty``: :mod:`._baselines`) answers without a call."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from pathlib import Path
 from eunomia.errors import EunomiaError
 from eunomia.judge import MAX_SCORE, Judge, JudgeCall, JudgeItem, Rubric, Verdict
 from eunomia.kinds import DoneKeys, Finished, Part, Selection
+from eunomia.kinds.tasks._baselines import BaselineAnswer, selected_answers
 from eunomia.kinds.tasks._calls import ModelCaller, Validate
-from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings
+from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings, ModelSpec
 from eunomia.pricing import PriceTable, TokenCount
 from eunomia.scheduler import CallError, internal_error
 from eunomia.store import CaseRow, blob_hash, json_bytes, now
@@ -43,7 +45,8 @@ class ModelContext:
     """Runs the calls of one case (one repeat) and remembers them for the result (the
     :class:`eunomia.tasks.CaseContext` a category's runner gets)."""
 
-    candidate: ModelCaller
+    candidate: ModelCaller | None
+    """None when a trivial baseline answers (:attr:`baseline`)."""
     judge_caller: ModelCaller | None
     """None with ``--judge none``: no judge call is made (cases are scored by their checks)."""
     judge: Judge | None
@@ -55,10 +58,18 @@ class ModelContext:
     rubric: Rubric | None = None
     """The suite's own rubric, if it has one."""
     calls: list[CallRecord] = field(default_factory=list)
+    baseline: BaselineAnswer | None = None
+    """A trivial baseline's answer to this case: given to every question, with no call."""
 
     async def ask(self, messages: Sequence[ChatMessage], *, max_tokens: int | None = None,
                   stream: bool = False) -> ChatResult:
         """The candidate's answer; raises :class:`CallError` after the retries."""
+        if self.baseline is not None:
+            result, record = self.baseline.result()
+            self.calls.append(record)
+            return result
+        if self.candidate is None:
+            raise EunomiaError("a task case with neither a candidate model nor a baseline")
         settings = self.settings
         if max_tokens is not None:
             settings = settings.model_copy(update={"max_tokens": max_tokens})
@@ -140,6 +151,7 @@ class _Job:
     suite: TaskSuite
     case: LoadedCase
     repeat: int
+    baseline: BaselineAnswer | None = None
 
 
 def selected_entries(suite: TaskSuite, selection: Selection) -> Iterator[tuple[str, str, int,
@@ -157,10 +169,14 @@ def selected_entries(suite: TaskSuite, selection: Selection) -> Iterator[tuple[s
 class TaskTargetRun:
     """One candidate's turn over every suite of the run (a :class:`eunomia.kinds.TargetRun`)."""
 
-    def __init__(self, name: str, suites: Sequence[TaskSuite], candidate: ModelCaller,
+    def __init__(self, name: str, suites: Sequence[TaskSuite], candidate: ModelCaller | None,
                  judge_caller: ModelCaller | None, judge: Judge | None,
-                 settings: GenerationSettings, prices: PriceTable, concurrency: int) -> None:
+                 settings: GenerationSettings, prices: PriceTable, concurrency: int,
+                 baseline: ModelSpec | None = None) -> None:
+        """``baseline``: the spec of the trivial baseline that answers (``candidate`` is
+        then None)."""
         self._name = name
+        self.baseline = baseline
         self.suites = suites
         self.candidate = candidate
         self.judge_caller = judge_caller
@@ -197,6 +213,11 @@ class TaskTargetRun:
         """The cases to run, built one at a time as the workers take them (never all at once)."""
         for r in range(repeats):
             for suite in self.suites:
+                if self.baseline is not None:
+                    for entry, answer in selected_answers(suite, selection, self.baseline):
+                        if (suite.name, self._name, entry[0], r) not in done:
+                            yield _Job(suite, loaded_case(entry), r, answer)
+                    continue
                 for entry in selected_entries(suite, selection):
                     if (suite.name, self._name, entry[0], r) not in done:
                         yield _Job(suite, loaded_case(entry), r)
@@ -217,10 +238,17 @@ class TaskTargetRun:
             guidance = self._guidance[category.name] = category.guidance()
         ctx = ModelContext(candidate=self.candidate, judge_caller=self.judge_caller,
                            judge=self.judge, settings=self.settings, repeat=job.repeat,
-                           guidance=guidance, rubric=self.rubrics.get(job.suite.name))
+                           guidance=guidance, rubric=self.rubrics.get(job.suite.name),
+                           baseline=job.baseline)
         attempts_failed = 0
         try:
-            result = await category.runner(job.case, ctx)
+            if job.baseline is not None and job.baseline.text is None:
+                result = CaseResult(kind=job.case.kind, verdicts=[job.baseline.not_applicable()],
+                                    calls=[job.baseline.result()[1]])
+            else:
+                result = await category.runner(job.case, ctx)
+            if job.baseline is not None:  # nothing was generated: no speed to measure
+                result = result.model_copy(update={"speed": None})
             if self.judge_caller is None:
                 result = checks_verdict(result)
         except CallError as exc:

@@ -1,0 +1,53 @@
+"""A pairwise run's comparisons as neutral records (JSON Lines, JUnit XML, the Markdown
+summary).
+
+The second candidate (B) is the one under test, the first (A) its reference: a comparison
+*passes* when B did not lose it (a win or a tie, both orders read together), *fails* when
+B lost; one the judge could not decide in both orders (or a trivial baseline could not
+answer) is skipped, one whose call failed is an error. Its score is B's value (0-1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from eunomia.errors import EunomiaError
+from eunomia.exports import ResultRecord, outcome_of
+from eunomia.kinds.pairwise._files import stored_pairs
+from eunomia.kinds.pairwise._result import PairResult
+from eunomia.store import CaseRow, RunInfo, RunStore
+
+NO_PASS_SCORE = ("--pass-score applies to judged task runs (eunomia eval); a pairwise "
+                 "comparison passes when the second model does not lose it")
+
+
+def pairwise_records(store: RunStore, run: RunInfo,
+                     pass_score: float | None = None) -> Iterator[ResultRecord]:
+    """Every stored comparison of ``run``, suite by suite."""
+    if pass_score is not None:
+        raise EunomiaError(NO_PASS_SCORE)
+    for row, result in stored_pairs(store, run):
+        yield _record(run, row, result)
+
+
+def _record(run: RunInfo, row: CaseRow, result: PairResult | None) -> ResultRecord:
+    outcome = result.outcome if result is not None else None
+    passed = row.status == "scored" and outcome != "loss"
+    reason = None
+    if row.status == "scored" and not passed and result is not None:
+        reason = f"{result.b.label} lost against {result.a.label}"
+    elif row.status != "scored":
+        why = (result.reason if result is not None else None) or row.error or row.status
+        reason = f"not scored: {why}" if row.status == "unscored" else why
+    feedback = "\n".join(f"{o.shown_first} shown first: {o.pick or 'unusable'}: "
+                         f"{o.verdict.reason}" for o in result.orders) if result else ""
+    return ResultRecord(
+        run=run.name, kind=run.kind, suite=row.suite, case=row.case_name, target=row.target,
+        repeat=row.repeat, status=row.status, outcome=outcome_of(row.status, passed),
+        passed=passed, score=row.score, score_scale="0-1", reason=reason, error=row.error,
+        cost=row.cost, latency_s=row.latency_s, input_tokens=row.input_tokens,
+        output_tokens=row.output_tokens, attempts=row.attempts, cached=row.cached,
+        category=result.category if result is not None else None,
+        answer=result.b.response if result is not None else None,
+        judge_feedback=feedback or None,
+    )

@@ -1,0 +1,87 @@
+"""A scenario run's cases as neutral records (JSON Lines, JUnit XML, the Markdown summary).
+
+A case passes when it was scored and is fully correct: exactly the expected instructions
+came back and no SGI id that is not the scenario's. The reason of one that did not says
+how many instructions were missing or extra, and the diff names them (``- criterion/
+instruction`` expected but not returned, ``+ criterion/instruction`` returned but not
+expected). A case of an unlabelled scenario (nothing expected) passes when it was scored:
+its correctness is not measured.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from eunomia.errors import EunomiaError
+from eunomia.exports import ResultRecord, outcome_of
+from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
+from eunomia.scenarios import Scenario
+from eunomia.scoring import CaseOutcome, CaseScore, CaseStatus
+from eunomia.store import RunInfo, RunStore
+
+NO_PASS_SCORE = ("--pass-score applies to judged task runs (eunomia eval); a scenario case "
+                 "passes when it is fully correct")
+
+
+def scenario_records(store: RunStore, run: RunInfo,
+                     pass_score: float | None = None) -> Iterator[ResultRecord]:
+    """Every stored case of ``run``, rescored from its stored response, by suite and target."""
+    if pass_score is not None:
+        raise EunomiaError(NO_PASS_SCORE)
+    for suite in store.suites(run):
+        scenario, prices = stored_scenario(store, suite.definition, suite.prices)
+        for row in store.iter_cases(run, suite.name):  # ordered by target, case, repeat
+            yield record_of(run, scenario, outcome_from_row(store, scenario, prices, row))
+
+
+def _name(scenario: Scenario, sgi: int) -> str:
+    ins = scenario.instructions[sgi]
+    return f"{scenario.criteria[ins.criterion_id - 1].textual_id}/{ins.textual_id}"
+
+
+def _names(scenario: Scenario, ids: tuple[int, ...]) -> list[str]:
+    return [_name(scenario, i) for i in ids]
+
+
+def _diff(scenario: Scenario, s: CaseScore) -> str | None:
+    lines = [f"- {_name(scenario, i)}" for i in s.missing]
+    lines += [f"+ {_name(scenario, i)}" for i in s.extra]
+    lines += [f"+ SGI id {i} (not an instruction of this scenario)" for i in s.unrecognized]
+    return "\n".join(lines) or None
+
+
+def _reason(s: CaseScore) -> str:
+    parts = [f"{len(s.missing)} instruction(s) missing", f"{len(s.extra)} extra"]
+    if s.unrecognized:
+        parts.append(f"{len(s.unrecognized)} unknown SGI id(s)")
+    return f"not fully correct: {', '.join(parts)} (score {s.score_percent:.1f}%)"
+
+
+def record_of(run: RunInfo, scenario: Scenario, outcome: CaseOutcome) -> ResultRecord:
+    """One rescored case as a record."""
+    s = outcome.score
+    scored = outcome.status is CaseStatus.SCORED and s is not None
+    labelled = s is not None and s.labelled
+    passed = scored and (not labelled or (s is not None and s.fully_correct))
+    reason = None
+    if not scored:
+        reason = outcome.error or outcome.status.value
+    elif not passed and s is not None:
+        reason = _reason(s)
+    cost = outcome.cost.total_cost if outcome.cost.details else None
+    return ResultRecord(
+        run=run.name, kind=run.kind, suite=outcome.scenario, case=outcome.case,
+        target=outcome.target, repeat=outcome.repeat, status=outcome.status.value,
+        outcome=outcome_of(outcome.status.value, passed), passed=passed,
+        score=s.score_percent if s is not None and labelled else None, score_scale="%",
+        reason=reason, diff=_diff(scenario, s) if s is not None and labelled else None,
+        error=outcome.error, cost=cost, latency_s=outcome.request_time_s,
+        input_tokens=outcome.cost.input_tokens, output_tokens=outcome.cost.output_tokens,
+        attempts=outcome.attempts, cached=outcome.cached,
+        expected=_names(scenario, s.expected) if s is not None and labelled else None,
+        returned=_names(scenario, s.returned) if s is not None else None,
+        missing=_names(scenario, s.missing) if s is not None and labelled else None,
+        extra=_names(scenario, s.extra) if s is not None and labelled else None,
+        fully_correct=s.fully_correct if s is not None and labelled else None,
+        detected=s.detected_correctly if s is not None and labelled else None,
+    )

@@ -1,0 +1,152 @@
+"""The trivial candidates of task suites: what a system that knows nothing answers.
+
+``baseline:reference``  each case is answered with another case's expected response: the
+                        previous case of its suite that has one (a case before the first
+                        such case takes the first's; the first takes the second's) —
+                        fluent, on the suite's subject, wrong here. The same answer as
+                        judge-check's ``other``, fixed by the suite alone, whatever cases
+                        are selected (so its judge calls are cached from run to run).
+``baseline:empty``      ``""`` to every case, and to every turn of a conversation.
+
+They make no model call and cost nothing; the judge scores their answers like any other,
+so a candidate's score can be read against what "knowing nothing" scores.
+
+Not applicable (the case is recorded as *unscored* with the reason, never a score of 0):
+``baseline:reference`` on a conversation (its turns are judged against evaluation points,
+there is no other case's answer to give turn by turn) and on a suite with no other case that
+has an expected response. Inference-speed cases are answered and judged, but their speed
+figures are left out: nothing was generated, so there is no latency to measure.
+
+A model provider cannot do this (it sees one request, not the suite): the spec
+``baseline:<name>`` resolves to a model spec of kind ``baseline`` (``eunomia.models``), and
+the run answers for it here, case by case, from the suite it is reading anyway.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from eunomia.errors import EunomiaError
+from eunomia.judge import Verdict
+from eunomia.kinds import Selection
+from eunomia.models import ChatResult, ModelSpec
+from eunomia.tasks import CallRecord, Entry, TaskSuite, iter_entries
+
+REFERENCE = "reference"
+EMPTY = "empty"
+NOT_APPLICABLE = "not applicable"
+"""How the reason of a case a baseline cannot answer starts."""
+
+
+def baseline_of(spec: ModelSpec) -> str | None:
+    """The baseline a candidate spec names (``reference``, ``empty``), or None for a model."""
+    if spec.kind != "baseline":
+        return None
+    if spec.model not in (REFERENCE, EMPTY):
+        raise EunomiaError(f"unknown baseline {spec.spec!r}: choose baseline:{REFERENCE} or "
+                           f"baseline:{EMPTY}")
+    return spec.model
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineAnswer:
+    """What a baseline answers to one case: ``text`` (to every turn), or None with the
+    reason when it cannot answer the case."""
+
+    spec: str
+    text: str | None
+    reason: str = ""
+
+    def result(self) -> tuple[ChatResult, CallRecord]:
+        """The answer as a model's, and its call record: no request, no tokens, no cost."""
+        return (ChatResult(text=self.text or "", model=self.spec),
+                CallRecord(role="candidate", model=self.spec, attempts=0))
+
+    def not_applicable(self) -> Verdict:
+        """The verdict of a case it cannot answer: unscored, with the reason (never 0)."""
+        return Verdict(score=None, status="unscored", feedback=self.reason, raw=self.reason,
+                       attempts=0)
+
+
+def reference(raw: dict[str, object]) -> str | None:
+    """A case's expected response (its mapping as written), or None: none, or a
+    conversation (judged against evaluation points, not a reference)."""
+    if raw.get("conversation"):
+        return None
+    text = raw.get("expected_response")
+    if not isinstance(text, str | int | float) or isinstance(text, bool):
+        return None
+    text = str(text).strip()
+    return text or None
+
+
+def _first_two(suite: TaskSuite) -> tuple[str | None, str | None]:
+    """The first two expected responses of the suite (read until they are found)."""
+    found: list[str] = []
+    for entry in iter_entries(suite):
+        own = reference(json.loads(entry[4]))
+        if own is not None:
+            found.append(own)
+            if len(found) == 2:
+                break
+    return (found[0] if found else None), (found[1] if len(found) > 1 else None)
+
+
+def with_others(suite: TaskSuite) -> Iterator[tuple[Entry, bool, str | None]]:
+    """Every case of ``suite`` in file order: its entry, whether it is a conversation, and
+    another case's expected response (None when the suite has no other)."""
+    first, second = _first_two(suite)
+    previous: str | None = None  # the last expected response before this case
+    for entry in iter_entries(suite):
+        raw = json.loads(entry[4])
+        own = reference(raw)
+        if previous is not None:
+            other: str | None = previous
+        elif own is None:
+            other = first
+        else:  # the first case with an expected response takes the second's
+            other = second
+        yield entry, bool(raw.get("conversation")), other
+        if own is not None:
+            previous = own
+
+
+def answer(spec: ModelSpec, conversation: bool, other: str | None) -> BaselineAnswer:
+    """What the baseline ``spec`` answers to a case."""
+    kind = baseline_of(spec)
+    if kind == EMPTY:
+        return BaselineAnswer(spec.spec, "")
+    if conversation:
+        return BaselineAnswer(spec.spec, None, (
+            f"{NOT_APPLICABLE}: {spec.spec} answers with another case's expected response; a "
+            "conversation is judged turn by turn against its evaluation points, so there is "
+            "none to give"))
+    if other is None:
+        return BaselineAnswer(spec.spec, None, (
+            f"{NOT_APPLICABLE}: {spec.spec} answers with another case's expected response, "
+            "and no other case of this suite has one"))
+    return BaselineAnswer(spec.spec, other)
+
+
+def selected_answers(suite: TaskSuite, selection: Selection, spec: ModelSpec
+                     ) -> Iterator[tuple[Entry, BaselineAnswer]]:
+    """The selected cases of ``suite`` (as ``selected_entries`` selects them) with the
+    baseline's answer to each."""
+    taken = 0
+    for entry, conversation, other in with_others(suite):
+        if selection.max_cases is not None and taken >= selection.max_cases:
+            return
+        if selection.matches(suite.name, entry[0], entry[1]):
+            taken += 1
+            yield entry, answer(spec, conversation, other)
+
+
+def baseline_note(label: str, spec: str) -> str:
+    """What a reader of a baseline's results should know."""
+    what = ("answers each case with another case's expected response" if spec.endswith(
+        REFERENCE) else 'answers "" to every case')
+    return (f"{label} is a trivial baseline ({spec}): it {what}, without asking any model; "
+            "its score is what an answer that knows nothing scores with this judge. Cases it "
+            f"cannot answer are unscored ({NOT_APPLICABLE}); it has no speed figures.")
