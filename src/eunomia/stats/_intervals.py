@@ -18,6 +18,11 @@ from eunomia.stats._validate import (
 # Upper bound on the number of cells of one block of resample indices; keeps the memory of
 # a bootstrap of 100k values at a few tens of MB whatever the number of resamples.
 _MAX_BLOCK_CELLS = 1 << 22
+# From this many cases, data with at most _FEW_DISTINCT distinct (value, weight) pairs (scores
+# 0-5, 0/1 outcomes...) are resampled as counts per distinct pair (one multinomial draw per
+# resample): the same bootstrap distribution, in time independent of the number of cases.
+_COUNTS_FROM = 512
+_FEW_DISTINCT = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +53,11 @@ def bootstrap_means(
     to zero has no weighted mean and yields NaN.
     """
     n = values.shape[0]
+    if n >= _COUNTS_FROM:
+        pairs = values[:, None] if weights is None else np.column_stack((values, weights))
+        distinct, counts = np.unique(pairs, axis=0, return_counts=True)
+        if distinct.shape[0] <= _FEW_DISTINCT:
+            return _counted_means(distinct, counts / n, n, resamples, rng)
     block = max(1, _MAX_BLOCK_CELLS // n)
     means = np.empty(resamples, dtype=np.float64)
     weighted = None if weights is None else values * weights
@@ -63,6 +73,24 @@ def bootstrap_means(
             with np.errstate(invalid="ignore", divide="ignore"):
                 means[start:stop] = np.where(totals > 0, sums / totals, np.nan)
     return means
+
+
+def _counted_means(distinct: FloatArray, shares: FloatArray, n: int, resamples: int,
+                   rng: np.random.Generator) -> FloatArray:
+    """:func:`bootstrap_means` of ``n`` cases taking the rows of ``distinct`` (value, and
+    weight when there is a second column) in proportions ``shares``: each resample is how
+    many of its ``n`` draws fell on each row, a multinomial draw."""
+    drawn = rng.multinomial(n, shares, size=resamples).astype(np.float64)
+    values = distinct[:, 0]
+    if distinct.shape[1] == 1:
+        means: FloatArray = drawn @ values / n
+        return means
+    weights = distinct[:, 1]
+    totals = drawn @ weights
+    sums = drawn @ (values * weights)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weighted: FloatArray = np.where(totals > 0, sums / totals, np.nan)
+    return weighted
 
 
 def percentile_bounds(replicates: FloatArray, confidence: float) -> tuple[float, float] | None:
