@@ -224,6 +224,29 @@ def test_test_case_symlink_out_of_the_folder_is_not_sent(scenario: Path, tmp_pat
                for d in diags)
 
 
+def test_a_test_cases_folder_linked_out_of_the_scenario_is_not_read(scenario: Path,
+                                                                     tmp_path: Path) -> None:
+    cases = scenario / "test_cases"
+    names = sorted(p.stem for p in cases.glob("*.json"))
+    moved = tmp_path / "elsewhere"
+    cases.rename(moved)
+    cases.symlink_to(moved, target_is_directory=True)
+    (moved / "zz_inside_link.json").symlink_to(moved / f"{names[0]}.json")
+    loaded, _ = load_scenario(scenario)
+    assert loaded is not None and loaded.test_cases == []
+    assert sorted(b.name for b in loaded.invalid_cases) == sorted([*names, "zz_inside_link"])
+
+
+def test_a_test_case_linked_inside_the_scenario_is_read(scenario: Path) -> None:
+    cases = scenario / "test_cases"
+    first = sorted(cases.glob("*.json"))[0]
+    (cases / "zz_same.json").symlink_to(first.name)
+    loaded, _ = load_scenario(scenario)
+    assert loaded is not None
+    same = {c.name: c for c in loaded.test_cases}
+    assert same["zz_same"].submission == same[first.stem].submission
+
+
 # --- only http(s) targets ----------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ returned as ``None``; a bad test case file is kept as an :class:`InvalidTestCase
 from __future__ import annotations
 
 import json
+import os
 import zlib
 from pathlib import Path
 
@@ -178,10 +179,26 @@ def _read_cases(
         return None
     good: list[tuple[str, Path, str, str]] = []
     bad: list[InvalidTestCase] = []
-    files = sorted(p for p in cases_dir.iterdir() if p.suffix == ".json" and p.is_file())
+    # the folder is listed once (its entries' types come with the listing); only a
+    # symbolic link, or a test_cases folder that is one, needs resolving to know where it
+    # points
+    linked_dir = inside(folder, cases_dir.name) is None
+    files: list[Path] = []
+    escaping: list[Path] = []
+    with os.scandir(cases_dir) as listing:
+        for entry in listing:
+            if not entry.name.endswith(".json") or entry.name == ".json" \
+                    or not entry.is_file():
+                continue
+            path = cases_dir / entry.name
+            files.append(path)
+            if (linked_dir or entry.is_symlink()) \
+                    and inside(folder, f"{cases_dir.name}/{entry.name}") is None:
+                escaping.append(path)
+    files.sort()
     if not files:
         diags.append(warning(cases_dir, "no test case files (*.json)"))
-    for path in [p for p in files if inside(folder, f"{cases_dir.name}/{p.name}") is None]:
+    for path in sorted(escaping):
         files.remove(path)  # a symbolic link out of the scenario folder is never read
         refused = "points outside the scenario folder (a symbolic link); refused"
         diags.append(error(path, f"{refused}; this test case is skipped and reported failed"))
