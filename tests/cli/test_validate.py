@@ -73,6 +73,20 @@ def test_the_four_broken_llmevalforge_files_are_named_with_their_lines(tmp_path:
     assert got.stdout.count("test case(s)") == 7  # every parsable file loads
 
 
+@pytest.mark.skipif(not LLMEVALFORGE.is_dir(), reason="../shared/conformance not present")
+def test_the_whole_conformance_folder_reaches_the_suites_below_config_files(
+        tmp_path: Path) -> None:
+    # v1_862b0db holds configs.yaml beside custom_tasks/: the folder is claimed by the task
+    # kind for its config file, and the suites below it must be read all the same
+    got = run_cli("validate", SHARED, cwd=tmp_path)
+    assert got.returncode == 1
+    out = " ".join(got.stdout.split())
+    for name in BROKEN:
+        assert re.search(rf"custom_tasks/{name}:\d+:\d+: invalid YAML", out), name
+    assert "bpmn_loan: 10 criteria" in out
+    assert "summarization_ecommerce_tests: 5 test case(s)" in out
+
+
 @pytest.mark.parametrize(("old", "new", "key", "message"), [
     ("credits: 1.0", "credits: 1e999", "instructions[0].credits", "finite number"),
     ("credits: 1.0", "credits: .nan", "instructions[0].credits", "finite number"),

@@ -15,7 +15,7 @@ def main() -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, emoji=False)
     try:
         # standalone_mode=False: click returns the exit code instead of exiting, and
         # leaves usage errors to us, so every failure is printed without a traceback.

@@ -24,9 +24,9 @@ T = TypeVar("T")
 
 def console() -> Console:
     """Standard output; when it is not a terminal, wide enough that tables stay readable."""
-    out = Console(stderr=False, highlight=False)
+    out = Console(stderr=False, highlight=False, emoji=False)
     if not out.is_terminal:
-        out = Console(stderr=False, highlight=False, width=_PIPE_WIDTH)
+        out = Console(stderr=False, highlight=False, emoji=False, width=_PIPE_WIDTH)
     return out
 
 

@@ -26,11 +26,13 @@ def _claims(path: Path, depth: int = 0) -> tuple[list[tuple[str, Path]], list[Di
     if not exists:
         return [], [error(path, "no such file or folder")]
     owners = [(kind.name, path) for kind in kinds_for(path)]
-    if owners or not is_dir or depth >= _DEPTH:
+    if not is_dir or depth >= _DEPTH:
         return owners, [] if owners else [error(
             path, "not a suite: expected a scenario folder (with manifest.yml), a task suite "
                   "(.yaml/.yml), or a folder of them")]
-    found: list[tuple[str, Path]] = []
+    # a folder some kind owns may hold more suites below it (a folder with a config file
+    # beside a folder of task suites): its sub-folders are looked into all the same
+    found: list[tuple[str, Path]] = list(owners)
     for sub in sorted(p for p in path.iterdir() if p.is_dir()):
         below, _ = _claims(sub, depth + 1)
         found += below
