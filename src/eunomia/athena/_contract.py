@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 
@@ -21,6 +21,12 @@ class _Wire(BaseModel):
     def wire(self) -> dict[str, Any]:
         """The JSON-ready dict in camelCase, as sent over HTTP."""
         return self.model_dump(by_alias=True, mode="json")
+
+
+def _null_as_empty(value: Any, empty: type[list[Any]] | type[dict[str, Any]]) -> Any:
+    """``null`` where Athena's schema has an optional list or dict (e.g. ``elementIds:
+    null`` from the modeling module) reads as the empty one; anything else is validated."""
+    return empty() if value is None else value
 
 
 class AthenaGradingInstruction(_Wire):
@@ -99,6 +105,16 @@ class AthenaFeedback(_Wire):
     element_ids: list[str] = Field(default_factory=list)
     reference: str | None = None
 
+    @field_validator("element_ids", mode="before")
+    @classmethod
+    def _element_ids(cls, value: Any) -> Any:
+        return _null_as_empty(value, list)
+
+    @field_validator("meta", mode="before")
+    @classmethod
+    def _meta(cls, value: Any) -> Any:
+        return _null_as_empty(value, dict)
+
 
 class LLMRequestUsage(_Wire):
     """One LLM call a module made, as reported in ``meta.llmRequests``."""
@@ -123,6 +139,11 @@ class LLMRequestUsage(_Wire):
 class ResponseMeta(_Wire):
     llm_requests: list[LLMRequestUsage] = Field(default_factory=list)
     total_usage: dict[str, Any] | None = None
+
+    @field_validator("llm_requests", mode="before")
+    @classmethod
+    def _llm_requests(cls, value: Any) -> Any:
+        return _null_as_empty(value, list)
 
 
 class FeedbackResponse(BaseModel):

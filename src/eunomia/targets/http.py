@@ -151,8 +151,9 @@ class HttpTarget:
                 if not found:
                     continue
                 if name == "element_ids":
-                    mapped[name] = found[0] if len(found) == 1 and isinstance(found[0], list) \
-                        else found
+                    # the list itself (null: none), else every id the path found
+                    mapped[name] = found[0] if len(found) == 1 and (
+                        found[0] is None or isinstance(found[0], list)) else found
                 else:
                     mapped[name] = found[0]
             item = mapped
