@@ -40,6 +40,7 @@ class NotStreaming(LocalApp):
     def add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._json)
         app.router.add_post("/nodone/v1/chat/completions", self._no_done)
+        app.router.add_post("/cut/v1/chat/completions", self._cut)
 
     async def _json(self, request: web.Request) -> web.Response:
         assert (await request.json())["stream"] is True
@@ -58,6 +59,18 @@ class NotStreaming(LocalApp):
         await response.write(("data: " + json.dumps({"choices": [
             {"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": USAGE}) + "\n\n"
                               ).encode())
+        await response.write_eof()
+        return response
+
+
+    async def _cut(self, request: web.Request) -> web.StreamResponse:
+        """Three words, then the stream ends: no finish reason, no ``[DONE]``."""
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for word in ANSWER.split(" ")[:3]:
+            await response.write(("data: " + json.dumps(
+                {"choices": [{"index": 0, "delta": {"content": word + " "}}]}) + "\n\n"
+                                  ).encode())
         await response.write_eof()
         return response
 
@@ -83,3 +96,26 @@ def test_the_docs_example_reads_answers_not_streamed_as_asked(
         rows = list(csv.DictReader(f))
     assert [(r["output_words"], r["output_tokens"]) for r in rows] == [("7", "9")] * 2
     assert all(bool(r["time_to_first_token_s"]) is ttft for r in rows)
+
+
+@pytest.mark.parametrize("require_done", [False, True])
+def test_a_stream_cut_short_is_a_failure_when_done_is_required(
+        server: NotStreaming, tmp_path: Path, require_done: bool) -> None:
+    models = write_models(tmp_path, "openai-app", base_url=server.url.rstrip("/"))
+    text = models.read_text().replace("/v1/chat", "/cut/v1/chat")
+    if require_done:
+        text = text.replace("      model: $.model",
+                            "      require_done: true\n      model: $.model")
+    models.write_text(text)
+    (tmp_path / "speed.yaml").write_text(SUITE)
+    done = run_cli("eval", "speed.yaml", "--model", "http:myapp", "--judge", "none",
+                   "--run-name", "r", "--retries", "0", cwd=tmp_path,
+                   env={"MYAPP_API_KEY": APP_KEY})
+    failures = json.loads((tmp_path / "results" / "r" / "failures.json").read_text())
+    if require_done:
+        assert done.returncode == 1
+        assert len(failures) == 2
+        assert all("ended without '[DONE]'" in json.dumps(f) for f in failures)
+    else:  # read to its end as it is: the documented default
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert not any("[DONE]" in json.dumps(f) for f in failures)  # unscored, not failed

@@ -278,8 +278,13 @@ class HttpClient:
                 break
         if not done:
             if buffer.strip():
-                feed(buffer.decode("utf-8", errors="replace"))
-            dispatch()
+                done = feed(buffer.decode("utf-8", errors="replace"))
+            done = dispatch() or done
+        if not done and self.endpoint.require_done:
+            raise self.fail(
+                f"{self.name}: the event stream from {self.endpoint.url} ended without "
+                f"{self.endpoint.done!r} (require_done): the answer may be cut short",
+                retryable=True)
         return events
 
     def _scrub(self, value: Any) -> Any:

@@ -160,6 +160,9 @@ class HttpEndpoint(BaseModel):
     """The cost of the call, when the system reports it."""
     done: str = Field(default="[DONE]", min_length=1)
     """Server-sent events: the data that ends the stream."""
+    require_done: bool = False
+    """Server-sent events: a stream that ends without ``done`` is a failed call (cut short),
+    not an answer. Off by default: many streams end without such data."""
     cache_across_runs: bool = False
     """Whether an answer may be reused by a later run: off by default, as a system behind a
     URL may change without its config changing."""
