@@ -84,7 +84,14 @@ def test_the_baselines_run_as_targets_beside_a_system(tmp_path: Path) -> None:
     for target in ("baseline_default", "baseline_constant", "example"):
         found = list(folder.glob(f"*{target}*/project_management/scenario_results.json"))
         assert len(found) == 1, (target, sorted(p.name for p in folder.iterdir()))
-        scores[target] = json.loads(found[0].read_text())["average_test_case_score"]
+        data = json.loads(found[0].read_text())
+        scores[target] = data["average_test_case_score"]
+        if target != "example":  # no call: a known cost of nothing
+            assert data["total_cost"] == 0.0 and data["cases_with_unknown_cost"] == 0
+    # baseline:default is not compared with itself
+    default = next(folder.glob("*baseline_default*/project_management/scenario_results.json"))
+    assert "not significantly better" not in default.read_text()
+    assert "baseline" not in json.loads(default.read_text()).get("meta", {})
     # the baseline targets score exactly what the local comparison computes
     for kind in ("default", "constant"):
         answer = baseline_feedback(sc, kind)
@@ -92,6 +99,7 @@ def test_the_baselines_run_as_targets_beside_a_system(tmp_path: Path) -> None:
         assert scores[f"baseline_{kind}"] == pytest.approx(sum(expected) / len(expected))
     leaderboard = (folder / "leaderboard.csv").read_text()
     assert "baseline:default" in leaderboard and "baseline:constant" in leaderboard
+    assert "unknown" not in leaderboard
     assert scores["example"] > scores["baseline_default"]
     bad = run_cli("run", EXAMPLES, "--target", "baseline:nothing", "--run-name", "x",
                   "--results", tmp_path / "results", cwd=tmp_path)

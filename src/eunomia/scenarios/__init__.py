@@ -3,6 +3,7 @@ the trivial baselines' answers (what a system that knows nothing returns)."""
 
 from eunomia.scenarios._baseline import (
     BASELINE_DEFAULT,
+    BASELINE_TARGETS,
     BASELINES,
     baseline_feedback,
     baseline_instructions,
@@ -22,6 +23,7 @@ from eunomia.scenarios._snapshot import scenario_from_json, scenario_to_json
 __all__ = [
     "BASELINES",
     "BASELINE_DEFAULT",
+    "BASELINE_TARGETS",
     "Criterion",
     "Exercise",
     "Instruction",

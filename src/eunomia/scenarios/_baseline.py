@@ -17,6 +17,8 @@ from eunomia.scenarios._model import Scenario
 
 BASELINES = ("default", "constant")
 BASELINE_DEFAULT = "baseline:default"
+BASELINE_TARGETS = frozenset(f"baseline:{k}" for k in BASELINES)
+"""The targets that answer with a trivial baseline: no call, no cost."""
 
 
 def baseline_instructions(scenario: Scenario, kind: str) -> tuple[int, ...]:

@@ -8,8 +8,8 @@ from enum import StrEnum
 from typing import Any
 
 from eunomia.athena import AthenaFeedback
-from eunomia.pricing import CostSummary, PriceTable, TokenCount
-from eunomia.scenarios import Scenario, TestCase
+from eunomia.pricing import CostLine, CostSummary, PriceTable, TokenCount
+from eunomia.scenarios import BASELINE_TARGETS, Scenario, TestCase
 from eunomia.scoring._sgi import CaseScore, score_case
 from eunomia.targets import TargetResponse
 
@@ -74,6 +74,8 @@ def build_outcome(
         TokenCount(u.model, u.num_input_tokens, u.num_output_tokens, u.num_cached_input_tokens)
         for u in response.usage
     )
+    if target in BASELINE_TARGETS and not response.usage:  # no call: known to cost nothing
+        cost = CostSummary((CostLine(target, 0, 0, 0, 0.0, 0.0),))
     return CaseOutcome(
         scenario.name,
         case_name,

@@ -67,11 +67,11 @@ class BaselineComparison:
                 "verdict": self.verdict}
 
 
-def against_baseline(scenario: Scenario,
-                     facts: Mapping[str, Sequence[CaseFacts]]) -> BaselineComparison | None:
-    """``facts``: the target's scored repeats per case. None for an unlabelled scenario or
-    when no case was scored."""
-    if not scenario.labelled:
+def against_baseline(scenario: Scenario, facts: Mapping[str, Sequence[CaseFacts]],
+                     target: str) -> BaselineComparison | None:
+    """``facts``: the target's scored repeats per case (of ``target``). None for an
+    unlabelled scenario, when no case was scored, and for the baseline itself."""
+    if not scenario.labelled or target == BASELINE_DEFAULT:
         return None
     answer = baseline_feedback(scenario, "default")
     pairs = []

@@ -64,7 +64,7 @@ class ScenarioExport:
         }
         warnings = run_warnings(self.summary)
         notes: list[str] = []
-        baseline = against_baseline(self.scenario, self._facts)
+        baseline = against_baseline(self.scenario, self._facts, self.target)
         if baseline is not None:
             meta["baseline"] = baseline.to_json()
             if baseline.warning is None:

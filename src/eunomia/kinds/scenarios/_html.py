@@ -151,7 +151,7 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
         known = facts_of(scenario, o.score) if o.ok and o.score is not None else None
         if known is not None:
             facts[o.case].append(known)
-    baseline = against_baseline(scenario, facts)
+    baseline = against_baseline(scenario, facts, target)
     if baseline is not None:
         group.metrics.append(Metric(f"Against {BASELINE_DEFAULT}", None, "text",
                                     ("better: " if baseline.better else "NOT better: ")
