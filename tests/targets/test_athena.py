@@ -300,6 +300,13 @@ async def test_failed_answers_are_classified(
         assert err.status == reply.status
 
 
+async def test_a_404_names_the_url_it_posted_to(scripted_server: ScriptedServer,
+                                              scenario: Scenario) -> None:
+    err = await _one_attempt(scripted_server, scenario, Reply(404, text="Not Found"))
+    assert f"POST {scripted_server.url}" in err.reason and "no such route" in err.reason
+    assert "--server-url" in err.reason
+
+
 async def test_rate_limited_answer_carries_retry_after(
     scripted_server: ScriptedServer, scenario: Scenario
 ) -> None:

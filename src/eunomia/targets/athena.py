@@ -257,6 +257,10 @@ class AthenaTarget:
                                      x_server_url=self._headers["X-Server-URL"])
         if status == 500 and is_apollon_v2(case.submission):
             return V2_HINT
+        if status in (404, 405):
+            return (f"POST {url}: no such route; check --server-url (a module answers at "
+                    ".../feedback_suggestions, a module manager at "
+                    ".../modules/modeling/<module>/feedback_suggestions)")
         return ""
 
     async def feedback(self, scenario: Scenario, case: TestCase) -> TargetResponse:
