@@ -2,14 +2,8 @@
 
 from eunomia.store._blobs import PrefixedBytes, blob_hash, json_bytes
 from eunomia.store._cache import Hit, ResponseCache, cache_key
-from eunomia.store._store import (
-    CaseRow,
-    RunInfo,
-    RunStore,
-    RunTotals,
-    SuiteInfo,
-    now,
-)
+from eunomia.store._rows import CaseRow, RunInfo, RunTotals, SuiteInfo, now
+from eunomia.store._store import RunStore
 
 __all__ = [
     "CaseRow",

@@ -17,7 +17,7 @@ import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +26,8 @@ import orjson
 from eunomia import __version__, defaults
 from eunomia.errors import EunomiaError
 from eunomia.store._blobs import blob_hash, compress, json_bytes
+from eunomia.store._rows import CaseRow, RunInfo, RunTotals, SuiteInfo, case_row, now
 from eunomia.store._schema import SCHEMA, SCHEMA_VERSION, UPGRADES
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
 
 _CASE_SQL = (
     "INSERT OR REPLACE INTO cases(run_id, suite, target, case_name, repeat, status,"
@@ -60,59 +56,6 @@ class _Batch:
         return bool(self.cases or self.cache or self.blobs)
 
 
-
-
-@dataclass(frozen=True, slots=True)
-class RunInfo:
-    id: int
-    name: str
-    kind: str
-    status: str
-    created: str
-    finished: str | None
-    targets: list[str]
-    settings: dict[str, Any]
-    eunomia_version: str
-
-
-@dataclass(frozen=True, slots=True)
-class SuiteInfo:
-    name: str
-    path: str
-    definition: str
-    prices: str
-
-
-@dataclass(frozen=True, slots=True)
-class CaseRow:
-    suite: str
-    target: str
-    case_name: str
-    repeat: int
-    status: str
-    error: str | None
-    attempts: int
-    latency_s: float | None
-    cached: bool
-    score: float | None
-    input_tokens: int
-    output_tokens: int
-    cost: float | None
-    request: str | None
-    response: str | None
-    finished: str
-    attempt_log: tuple[str, ...] = ()
-    """Each attempt's outcome (``("HTTP 503", "ok")``) when the case took more than one
-    attempt; empty otherwise."""
-
-
-@dataclass(frozen=True, slots=True)
-class RunTotals:
-    cases: int
-    failed: int
-    mean_score: float | None
-    cost: float | None
-    duration_s: float | None
 
 
 class RunStore:
@@ -334,7 +277,7 @@ class RunStore:
             self._write(
                 "INSERT INTO runs(name, kind, status, created, targets, settings, eunomia_version)"
                 " VALUES (?, ?, 'running', ?, ?, ?, ?)",
-                (name, kind, _now(), json.dumps(targets), json.dumps(settings), __version__),
+                (name, kind, now(), json.dumps(targets), json.dumps(settings), __version__),
             )
         except EunomiaError as exc:
             if "UNIQUE" in str(exc):
@@ -370,7 +313,7 @@ class RunStore:
                         r[8]) for r in rows]
 
     def set_run_status(self, run: RunInfo, status: str) -> None:
-        self._write("UPDATE runs SET status=?, finished=? WHERE id=?", (status, _now(), run.id))
+        self._write("UPDATE runs SET status=?, finished=? WHERE id=?", (status, now(), run.id))
 
     def run_totals(self, run: RunInfo) -> RunTotals:
         row = self._read(
@@ -424,7 +367,7 @@ class RunStore:
             if digest not in self._known:
                 batch.blobs.setdefault(digest, data)
         if cache is not None:
-            batch.cache[cache[0]] = (cache[1], cache[2], _now())
+            batch.cache[cache[0]] = (cache[1], cache[2], now())
         batch.cases.append(params)
         if not deferred:
             self.flush()
@@ -464,7 +407,7 @@ class RunStore:
             params.append(target)
         sql += " ORDER BY suite, target, case_name, repeat"
         for r in self._read(sql, params):
-            yield _case_row(r)
+            yield case_row(r)
 
     def targets_of(self, run: RunInfo, suite: str) -> list[str]:
         return [r[0] for r in self._read(
@@ -509,9 +452,9 @@ class RunStore:
 
     def cache_put(self, key: str, response: str, latency_s: float | None) -> None:
         if self._deferred():
-            self._pending.cache[key] = (response, latency_s, _now())
+            self._pending.cache[key] = (response, latency_s, now())
             return
-        self._write(_CACHE_SQL, (key, response, latency_s, _now()))
+        self._write(_CACHE_SQL, (key, response, latency_s, now()))
 
     def cache_put_json(self, key: str, value: Any, latency_s: float | None) -> str:
         """Store ``value`` (as a JSON blob) and a cache entry to it in one transaction;
@@ -522,7 +465,7 @@ class RunStore:
         batch = self._pending if deferred else _Batch()
         if digest not in self._known:
             batch.blobs.setdefault(digest, data)
-        batch.cache[key] = (digest, latency_s, _now())
+        batch.cache[key] = (digest, latency_s, now())
         if not deferred:
             self.flush()
             self._commit(batch)
@@ -540,7 +483,7 @@ class RunStore:
             sql = (_CASE_COLUMNS + " FROM cases WHERE run_id=? AND suite=? AND target=?"
                    f" AND case_name IN ({','.join('?' * len(part))})"
                    " ORDER BY case_name, repeat")
-            out += (_case_row(r) for r in self._read(sql, [run.id, suite, target, *part]))
+            out += (case_row(r) for r in self._read(sql, [run.id, suite, target, *part]))
         return out
 
     def max_repeat(self, run: RunInfo, target: str | None = None) -> int | None:
@@ -560,13 +503,3 @@ _NAMES_PER_QUERY = 500
 _CASE_COLUMNS = ("SELECT suite, target, case_name, repeat, status, error, attempts, latency_s,"
                  " cached, score, input_tokens, output_tokens, cost, request, response, finished,"
                  " attempt_log")
-
-
-def _case_row(r: Sequence[Any]) -> CaseRow:
-    log = tuple(str(x) for x in orjson.loads(r[16])) if r[16] else ()
-    return CaseRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10],
-                   r[11], r[12], r[13], r[14], r[15], log)
-
-
-def now() -> str:
-    return _now()
