@@ -132,8 +132,16 @@ CACHE_LOOKUP_CHUNK: Final = 256
 """A scenario run looks its cases up in the response cache this many at a time (one query)."""
 
 # --- judged task suites (eunomia eval, eunomia.tasks, eunomia.judge) -------------------
-JUDGE_SPEC: Final = "local"
-"""Judge model used when ``--judge`` is not given (the embedded local model)."""
+JUDGE_SPEC: Final = "local:qwen2.5-coder-1.5b"
+"""Judge model used when ``--judge`` is not given: the embedded model that, of the local
+ones, tells good from bad answers (judge-check AUC 0.95 sampled, 0.97 probability-weighted
+on the bundled suite; the default local model, the 0.5B, gives nearly every answer 5:
+bench/local_models.md, "As judges"). Its weights: scripts/setup-local-model.sh
+qwen2.5-coder-1.5b."""
+JUDGE_WEIGHTED: Final = True
+"""Judges ask for the score tokens' probabilities (``logprobs``) and report the probability-
+weighted (G-Eval) score beside the sampled one, where the provider gives them; a server that
+refuses ``logprobs`` is asked again without (bench/local_models.md, "As judges")."""
 JUDGE_REPEATS: Final = 1
 """Times each answer is scored by the judge (``--judge-repeats``); >1 measures judge agreement."""
 JUDGE_MAX_TOKENS: Final = 400

@@ -12,10 +12,10 @@ _NAME = re.compile(r"\(example: (?P<name>[\w-]+)\)")
 _URL = re.compile(r"^(?P<key>\s*url:\s*)https://[^/\s]+", re.MULTILINE)
 
 
-def doc_examples() -> dict[str, str]:
+def doc_examples(doc: Path = DOC) -> dict[str, str]:
     """The named ``models.yml`` examples of the document: name -> YAML text."""
     out: dict[str, str] = {}
-    for block in _BLOCK.finditer(DOC.read_text(encoding="utf-8")):
+    for block in _BLOCK.finditer(doc.read_text(encoding="utf-8")):
         text = block.group("text")
         named = _NAME.search(text.splitlines()[0]) if text.strip() else None
         if named is not None:

@@ -220,3 +220,12 @@ def test_matrix_files_name_http_systems(tmp_path: Path,
     problems = _problems(caught.value)
     assert len(problems) == 1 and "scenarios.yml:2 [targets[1]]" in problems[0]
     assert "unknown HTTP system 'http:nothing'" in problems[0]
+
+
+def test_the_readme_shows_the_documents_examples_unchanged() -> None:
+    from tests.http_target.docs_examples import DOC, doc_examples
+
+    readme = DOC.parents[1] / "README.md"
+    in_readme = doc_examples(readme)
+    assert set(in_readme) == {"openai-app", "custom-api", "athena-gateway"}
+    assert in_readme == {k: v for k, v in doc_examples().items() if k in in_readme}

@@ -15,7 +15,9 @@ bundled rubric: the reference answer and the candidate's answer in their section
 
 With ``logprobs`` asked, the answer comes with OpenAI-style token log-probabilities: the
 score token ``" <d>"`` holds 0.6 of the probability, its neighbours 0.3 and 0.1 — except for
-a rule named ``plain-<rule>``, a server that gives no log-probabilities.
+a rule named ``plain-<rule>``, a server that gives no log-probabilities, and
+``strict-<rule>``, a server that refuses a request asking for them (HTTP 400, as OpenAI
+answers for reasoning models).
 """
 
 from __future__ import annotations
@@ -109,8 +111,12 @@ class ScriptedJudge(LocalApp):
         prompt = body["messages"][-1]["content"]
         found = sections(prompt)
         rule = body["model"]
-        plain = rule.startswith("plain-")
-        rule = rule.removeprefix("plain-")
+        if rule.startswith("strict-") and "logprobs" in body:
+            return web.json_response({"error": {
+                "message": "logprobs is not supported with this model.",
+                "type": "invalid_request_error", "param": "logprobs"}}, status=400)
+        plain = rule.startswith(("plain-", "strict-"))
+        rule = rule.removeprefix("plain-").removeprefix("strict-")
         reference, answer = found.get("Reference answer", ""), found.get(
             "The candidate's answer", "")
         probabilities = None

@@ -105,7 +105,9 @@ def test_the_judge_sees_the_good_answer_as_eval_shows_a_candidates(
     assert code == 0, out
     eval_judge = [b for b in judges.bodies if b["model"] == "overlap"]
     assert len(eval_judge) == 1
-    code, out = invoke("judge-check", str(suite), "--judge", "openai:overlap", "--no-weighted",
+    # both ask for the score's log-probabilities by default (eval's judge and the check's)
+    assert all(b.get("logprobs") is True for b in eval_judge)
+    code, out = invoke("judge-check", str(suite), "--judge", "openai:overlap",
                        "--results", str(results), "--run-name", "jc")
     assert code == 0, out
     asked = [b for b in judges.bodies if b["model"] == "overlap"][1:]

@@ -64,5 +64,10 @@ def test_the_smallest_local_model_as_the_judge(tmp_path: Path,
     # two cases: good, other, truncated, refusal, padded each
     assert group["answers"] == 10 and group["failed"] == 0
     assert group["scored"] + group["unscored"] == 10
+    # the embedded model gives the score values' probabilities: every scored answer has a
+    # probability-weighted score, and the weighted AUC is reported beside the sampled one
+    assert data["weighted_asked"] is True
+    assert group["weighted_answers"] == group["scored"]
+    assert group["scored"] < 4 or group["weighted_auc"] is not None
     assert data["verdicts"][0]["level"] in ("good", "weak", "cannot_tell", "unknown")
     assert data["verdicts"][0]["text"]

@@ -56,7 +56,8 @@ def test_merged_tokens_two_digit_scores_and_no_score() -> None:
 
 async def test_the_judge_weighs_only_when_asked_and_when_the_score_is_there() -> None:
     item = JudgeItem(instruction="Q", expected_response="A", response="A")
-    plain, weighted = Judge(), Judge(weighted=True)
+    plain, weighted = Judge(weighted=False), Judge(weighted=True)
+    assert Judge().weighted is True  # eval's judge asks for them by default
     assert plain.request(item).score_logprobs is None
     assert weighted.request(item).score_logprobs == DIGITS
     # the request of a judge that does not weigh is the same text as before the option
@@ -122,8 +123,8 @@ async def test_the_openai_provider_reads_logprobs_streamed_or_not(
     request = Judge(weighted=True).request(JudgeItem(response="x"))
     try:
         streamed = await provider.chat(request.model_copy(update={"stream": True}))
-        unasked = await provider.chat(Judge().request(JudgeItem(response="x")).model_copy(
-            update={"stream": True}))
+        plain = Judge(weighted=False).request(JudgeItem(response="x"))
+        unasked = await provider.chat(plain.model_copy(update={"stream": True}))
     finally:
         await provider.close()
     assert streams.bodies[0]["logprobs"] is True and streams.bodies[0]["top_logprobs"] == 20

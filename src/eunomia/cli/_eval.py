@@ -57,7 +57,7 @@ def eval_command(
              "here are added to the file's; any other option given here replaces the "
              "file's value.", show_default=False)] = None,
     judge: Annotated[str, typer.Option(
-        help="Judge model spec (default: the embedded local model); 'none' makes no judge "
+        help="Judge model spec (default: the embedded qwen2.5-coder-1.5b); 'none' makes no judge "
              "call and scores each case by its deterministic checks only "
              "(round(5 x passed / total); a case without checks is unscored).")
     ] = defaults.JUDGE_SPEC,
@@ -122,6 +122,12 @@ def eval_command(
     pass_score: Annotated[float | None, typer.Option(
         help="A case passes (JUnit, JSON Lines, summary) when its mean judge score is at "
              "least this (0-5).", show_default="3")] = None,
+    judge_check: Annotated[bool, typer.Option(
+        "--judge-check", help="First check the judge on these suites (eunomia judge-check, "
+                              "once per suite whatever the candidates; cached like every "
+                              "call) and show its verdict beside the scores: a judge that "
+                              "cannot tell good from bad answers is said so "
+                              "(docs/judge-check.md).")] = False,
     pairwise: Annotated[bool, typer.Option(
         "--pairwise", help="Compare exactly two candidates (--model A --model B): the judge "
                            "says which answer is better, each pair asked in both orders "
@@ -137,6 +143,7 @@ def eval_command(
     from eunomia.judge import Rubric
     from eunomia.kinds import Selection
     from eunomia.kinds.tasks import NO_JUDGE, selected_entries
+    from eunomia.kinds.tasks._judge_check import SETTING as STORED_CHECK
     from eunomia.kinds.tasks._records_out import check_pass_score
     from eunomia.matrix import MatrixModel, load_task_matrix
     from eunomia.models import load_config, resolve_spec
@@ -144,6 +151,9 @@ def eval_command(
     from eunomia.scheduler import RetryPolicy, RunOptions
     from eunomia.tasks import load_suites
 
+    if pairwise and judge_check:
+        raise EunomiaError("--judge-check checks the judge's 0-5 scores; with --pairwise, "
+                           "check the judge with 'eunomia judge-check' on the same suites")
     if pairwise:
         from eunomia.cli._pairwise import pairwise_eval
 
@@ -199,9 +209,18 @@ def eval_command(
         patterns = list(st.get("selection", {}).get("patterns", []))
         cache = bool(st.get("cache_systems", cache))
         max_cases = st.get("selection", {}).get("max_cases")
+        if judge_check and STORED_CHECK not in st:
+            raise EunomiaError(f"run {resume!r} was started without --judge-check, so its "
+                               "results have no place for the check: run 'eunomia "
+                               "judge-check' on its suites, or start a new eval")
+        judge_check = STORED_CHECK in st  # a run started with the check keeps it
         if executor is None:  # the stored executor unless --executor overrides it
             executor = st.get("executor")
             ray_address = ray_address or st.get("ray_address")
+    if judge_check and judge.strip().lower() == NO_JUDGE:
+        raise EunomiaError("--judge-check checks the judge, and --judge none has no judge "
+                           "(each case is scored by its checks only): give --judge SPEC, or "
+                           "leave --judge-check out")
     if not paths:
         raise EunomiaError("give at least one task suite file or folder (or --resume RUN)")
     from eunomia.executors import make_executor
@@ -235,7 +254,17 @@ def eval_command(
                 **calls_on.settings()}
     options = RunOptions(concurrency, RetryPolicy(retries=retries, timeout_s=timeout,
                                                   retry_500=retry_500))
+    check = None
     try:
+        if judge_check and judge_spec is not None:  # once for the judge, whatever the models
+            from eunomia.cli._judge_check import check_before_eval
+
+            check = check_before_eval(
+                suites, judge_spec, eval_run=run_name, results_dir=results,
+                store_path=store_path, options=options, judge_repeats=judge_repeats,
+                rubric=rubric_obj, selection=selection, console=out, use_cache=not no_cache,
+                resume=resume is not None)
+            settings[STORED_CHECK] = check.to_settings()
         report = asyncio.run(run_tasks(
             suites, candidate=[spec for _, spec in candidates],
             names=[name for name, _ in candidates], judge=judge_spec, run_name=run_name,
@@ -253,6 +282,10 @@ def eval_command(
     if report.failed_cases:
         out.print(f"[red]{report.failed_cases} case(s) failed; see failures.json in "
                   f"{escape(str(report.folder))}[/]")
+        code = 1
+    if check is not None and check.failed:
+        out.print(f"[red]{check.failed} answer(s) of the judge check could not be judged; "
+                  f"see run {escape(check.run)}[/]")
         code = 1
     if load_errors:
         out.print(f"[red]{load_errors} problem(s) in the suite files (listed above); the "

@@ -2,7 +2,8 @@
 
 Also the Python entry points: :func:`run_judge_check` (what the command runs) and
 :func:`judge_check_for_eval` (``eval --judge-check``: the check of eval's judge on eval's
-suites, kept as its own run beside the eval, its verdicts returned for eval to show).
+suites, kept as its own run beside the eval, its verdicts returned for eval to show);
+:func:`check_before_eval` is what ``eval --judge-check`` calls.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from eunomia.judge import Rubric
     from eunomia.kinds import Selection
     from eunomia.kinds.judge_check import JudgeVerdict
+    from eunomia.kinds.tasks import StoredCheck
     from eunomia.models import ModelProvider, ModelSpec
     from eunomia.run import RunReport
     from eunomia.scheduler import RunOptions
@@ -107,17 +109,17 @@ async def judge_check_for_eval(
     console: Console | None = None,
     store_path: Path | None = None,
     use_cache: bool = True,
-    weighted: bool = False,
+    weighted: bool = defaults.JUDGE_WEIGHTED,
     provider: ModelProvider | None = None,
 ) -> JudgeCheckOutcome:
     """Check ``eval``'s judge on its suites before the eval: stored as the run
     ``<eval_run>-judge-check`` (resumed when it exists, so ``eval --resume`` asks nothing
     again; every call is cached either way), its summary printed, its verdicts returned.
 
-    ``weighted`` is off by default: the check is of the judge as ``eval`` uses it (sampled
-    scores), its requests are then exactly ``eval``'s (shared cache), and a server that
-    rejects ``logprobs`` cannot fail the eval. ``provider`` is the judge's, when the caller
-    has it open already (it is left open)."""
+    ``weighted`` is ``eval``'s own default (:data:`eunomia.defaults.JUDGE_WEIGHTED`): the check
+    is of the judge as ``eval`` uses it, its requests are then exactly ``eval``'s (shared
+    cache), and the sampled and probability-weighted AUCs are both reported. ``provider`` is
+    the judge's, when the caller has it open already (it is left open)."""
     from eunomia.kinds.judge_check import stored_verdicts
     from eunomia.store import RunStore
 
@@ -149,11 +151,71 @@ async def judge_check_for_eval(
     return JudgeCheckOutcome(name, report.folder, verdicts, report.failed_cases)
 
 
+def check_before_eval(
+    suites: Sequence[TaskSuite],
+    judge: ModelSpec,
+    *,
+    eval_run: str,
+    results_dir: Path,
+    store_path: Path,
+    options: RunOptions,
+    judge_repeats: int,
+    rubric: Rubric | None,
+    selection: Selection,
+    console: Console,
+    use_cache: bool,
+    resume: bool,
+) -> StoredCheck:
+    """``eval --judge-check``: check eval's judge on eval's selected cases before the eval
+    (once for the judge and each suite, whatever the candidates), print its verdicts, and
+    return the link the eval run keeps in its settings. The eval's run name must be free
+    (unless ``resume``), so that a long check is not made for an eval that cannot start."""
+    import asyncio
+
+    from eunomia.judge import Judge
+    from eunomia.kinds.judge_check import selected_count
+    from eunomia.kinds.tasks import StoredCheck, StoredVerdict
+    from eunomia.store import RunStore
+
+    if not resume and store_path.is_file():
+        db = RunStore(store_path)
+        try:
+            taken = db.get_run(eval_run) is not None
+        finally:
+            db.close()
+        if taken:
+            raise EunomiaError(f"a run named {eval_run!r} already exists in {store_path}; "
+                               "choose another name or --resume it")
+    if not selected_count(suites, selection):
+        raise EunomiaError("--judge-check: no checkable case among the selected ones (the "
+                           "check needs cases with an expected_response; conversations are "
+                           "not checked); leave --judge-check out or add references")
+    console.print(f"Judge check of {escape(judge.spec)} before the eval (run "
+                  f"{escape(eval_run + EVAL_SUFFIX)}):")
+    outcome = asyncio.run(judge_check_for_eval(
+        suites, judge, eval_run=eval_run, results_dir=results_dir, options=options,
+        judge_repeats=judge_repeats, rubric=rubric, selection=selection, console=console,
+        store_path=store_path, use_cache=use_cache,
+        # the judge asked as eval's judge asks (with or without the score probabilities):
+        # the same requests, so the check and the eval share their cached calls
+        weighted=Judge(rubric, settings=judge.settings).weighted))
+    if outcome.failed:
+        console.print(f"[red]{outcome.failed} answer(s) of the judge check could not be "
+                      "judged (failed calls); the verdict leaves them out[/]")
+    verdicts = [StoredVerdict(
+        judge=judge.spec, suite=v.suite, level=v.level, text=v.text,
+        auc=None if v.auc is None else v.auc.estimate,
+        auc_low=None if v.auc is None else v.auc.low,
+        auc_high=None if v.auc is None else v.auc.high) for v in outcome.verdicts]
+    return StoredCheck(run=outcome.run_name, judge=judge.spec, verdicts=verdicts,
+                       failed=outcome.failed)
+
+
 def judge_check(
     paths: Annotated[list[Path] | None, typer.Argument(
         help="Task suite YAML files, or folders of them.", show_default=False)] = None,
     judge: Annotated[list[str] | None, typer.Option(
-        "--judge", help="Judge model spec (default: the embedded local model). Repeat it to "
+        "--judge", help=f"Judge model spec (default: {defaults.JUDGE_SPEC}). Repeat it to "
                         "check several judges in one run (a leaderboard by AUC at the end).",
         show_default=False)] = None,
     judge_repeats: Annotated[int, typer.Option(

@@ -41,10 +41,12 @@ from eunomia.judge._schema import (
     expected_score,
     judge_schema,
 )
+from eunomia.judge._trust import LOCAL_JUDGES, judge_trust, local_judge_name
 
 __all__ = [
     "FIELDS",
     "JUDGE_VERSION",
+    "LOCAL_JUDGES",
     "MAX_SCORE",
     "PAIRWISE_FIELDS",
     "SCORES",
@@ -65,6 +67,8 @@ __all__ = [
     "Winner",
     "expected_score",
     "judge_schema",
+    "judge_trust",
+    "local_judge_name",
     "pairwise_schema",
     "parse_answer",
     "parse_pairwise",

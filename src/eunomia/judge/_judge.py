@@ -8,6 +8,7 @@ The rubric is a plain text file with ``{placeholders}`` (:data:`FIELDS`); write 
 
 from __future__ import annotations
 
+import string
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,11 +25,15 @@ from eunomia.templates import Template
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "prompts"
 NOTHING = "(none)"
-JUDGE_VERSION = "1"
-"""Changes when the judge's prompting or answer parsing changes (part of its cache keys)."""
+JUDGE_VERSION = "2"
+"""Changes when the judge's prompting or answer parsing changes (part of its cache keys).
+2: the rubric's fixed head is in the system message."""
 
 SYSTEM = ("You are a careful, impartial evaluator of AI assistants' answers. You follow the "
           "grading scale exactly and reply with JSON only.")
+
+_MIN_HEAD_CHARS = 400
+"""A rubric head shorter than this (about 100 tokens) is not worth a system part of its own."""
 
 FIELDS: dict[str, str] = {
     "system_prompt": "the system prompt the candidate was given",
@@ -85,6 +90,29 @@ class Rubric:
 
     def render(self, item: JudgeItem) -> str:
         return self.template.render(item.values()).strip()
+
+    @property
+    def head(self) -> str:
+        """The rubric's text before its first placeholder: the same for every answer."""
+        text = []
+        for literal, name, _spec, _conversion in string.Formatter().parse(self.template.text):
+            text.append(literal)
+            if name is not None:
+                break
+        return "".join(text).strip()
+
+    def messages(self, item: JudgeItem) -> tuple[ChatMessage, ChatMessage]:
+        """The judge's system and user messages. The rubric's fixed head goes into the
+        system message, so a local model evaluates it once for every call (the provider
+        keeps the state of a shared system part); the rest, with the answer, is the user's.
+        A short head (a few words before the first placeholder) stays in the user message."""
+        rendered, head = self.render(item), self.head
+        if len(head) >= _MIN_HEAD_CHARS and rendered.startswith(head) \
+                and len(rendered) > len(head):
+            return (ChatMessage(role="system", content=f"{SYSTEM}\n\n{head}"),
+                    ChatMessage(role="user", content=rendered[len(head):].strip()))
+        return ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user",
+                                                                       content=rendered)
 
 
 def _read(path: Path) -> str:
@@ -155,7 +183,7 @@ class Judge:
 
     def __init__(self, rubric: Rubric | None = None, *,
                  settings: GenerationSettings | None = None, repeats: int = 1,
-                 weighted: bool = False) -> None:
+                 weighted: bool = defaults.JUDGE_WEIGHTED) -> None:
         """``weighted`` asks the provider for the score values' probabilities too
         (``ChatRequest.score_logprobs``): verdicts then carry the probability-weighted score
         where the provider gives them. The sampled answer does not change."""
@@ -178,8 +206,7 @@ class Judge:
         if repeat and settings.seed is not None:
             settings = settings.model_copy(update={"seed": settings.seed + repeat})
         return ChatRequest(
-            messages=(ChatMessage(role="system", content=SYSTEM),
-                      ChatMessage(role="user", content=(rubric or self.rubric).render(item))),
+            messages=(rubric or self.rubric).messages(item),
             settings=settings,
             json_schema=self.schema,
             score_logprobs=tuple(str(s) for s in SCORES) if self.weighted else None,

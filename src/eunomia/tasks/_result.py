@@ -97,6 +97,15 @@ class CaseResult(BaseModel):
         return fmean(scores) if scores else None
 
     @property
+    def prob_score(self) -> float | None:
+        """Mean probability-weighted (G-Eval) judge score over the usable verdicts, when every
+        one of them has one (``Verdict.weighted_score``); None otherwise — never the sampled
+        score in its place."""
+        scored = [v for v in self.all_verdicts() if v.score is not None]
+        values = [v.weighted_score for v in scored if v.weighted_score is not None]
+        return fmean(values) if scored and len(values) == len(scored) else None
+
+    @property
     def status(self) -> CaseStatus:
         if self.error is not None:
             return "failed"

@@ -201,6 +201,15 @@ class TasksSummary:
     """Distinct candidate answers, counted up to 2 (enough to tell "all the same")."""
     failure_reasons: Counter[str] = field(default_factory=Counter)
     """The reasons of the cases that failed, up to :data:`FAILURES_KEPT` distinct ones."""
+    prob_mean: Interval | None = None
+    """Mean probability-weighted (G-Eval) judge score over the cases that have one
+    (``CaseResult.prob_score``), with its 95% interval; None when none has."""
+    prob_sampled_mean: float | None = None
+    """The mean sampled score of those same cases (to set beside :attr:`prob_mean`)."""
+    prob_cases: int = 0
+    """Scored cases with a probability-weighted score."""
+    prob_missing: int = 0
+    """Scored cases without one (the judge's provider gave no log-probabilities)."""
 
 
 def _group_values(suite: str, meta: CaseMeta | None) -> Iterator[tuple[str, str]]:
@@ -284,6 +293,8 @@ class SummaryBuilder:
         self._speed = SpeedRows()
         self.out.speed = self._speed
         self._seen_answers: list[str] = []
+        self._prob = array("d")
+        self._prob_sampled = array("d")
 
     def _group(self, grouping: str, value: str) -> _Group:
         found = self._groups[grouping].get(value)
@@ -360,6 +371,12 @@ class SummaryBuilder:
             return
         if r.status != "failed":
             self._answer(res.response)
+        prob = res.prob_score
+        if prob is not None and score is not None:
+            self._prob.append(prob)
+            self._prob_sampled.append(score)
+        elif score is not None:
+            out.prob_missing += 1
         out.judge_scores.update(v.score for v in res.all_verdicts() if v.score is not None)
         for verdicts in (res.verdicts, *(t.verdicts for t in res.turns)):
             if len(verdicts) >= 2:
@@ -432,6 +449,10 @@ class SummaryBuilder:
             for value in sorted(members):
                 out.groups.append(members[value].stat(grouping, value, means, weights))
         out.agreement = self._agreement()
+        out.prob_cases = len(self._prob)
+        if self._prob:
+            out.prob_mean = bootstrap_mean_ci(list(self._prob))
+            out.prob_sampled_mean = fmean(self._prob_sampled)
         out.repeat_consistency = self._repeats.result() if self._repeats is not None else None
         ci, co, ji, jo = self._tokens
         out.candidate_tokens, out.judge_tokens = (ci, co), (ji, jo)

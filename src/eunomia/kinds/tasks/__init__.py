@@ -12,6 +12,7 @@ from eunomia.kinds.tasks._baselines import (
 )
 from eunomia.kinds.tasks._calls import ModelCaller, chat_attempt
 from eunomia.kinds.tasks._files import export_tasks, stored_record, stored_summary, task_records
+from eunomia.kinds.tasks._judge_check import StoredCheck, StoredVerdict, stored_check
 from eunomia.kinds.tasks._kind import TASKS, TaskKind
 from eunomia.kinds.tasks._plan import NO_JUDGE, Candidate, TaskPlan, price_table
 from eunomia.kinds.tasks._tables import suite_yaml
@@ -28,6 +29,8 @@ __all__ = [
     "Candidate",
     "ModelCaller",
     "ModelContext",
+    "StoredCheck",
+    "StoredVerdict",
     "TaskKind",
     "TaskPlan",
     "baseline_of",
@@ -39,6 +42,7 @@ __all__ = [
     "print_tasks_summary",
     "selected_answers",
     "selected_entries",
+    "stored_check",
     "stored_record",
     "stored_summary",
     "suite_yaml",

@@ -7,6 +7,7 @@
   ``tables/summary.csv``           per kind, category, sub-category, difficulty and suite: flat
                                    and difficulty-weighted mean score with 95% bootstrap CIs
   ``tables/judge_agreement.csv``   judge self-agreement (alpha, ICC) and judge–human (QWK, MAD)
+  ``tables/judge_check_verdicts.csv`` with ``eval --judge-check``: the check's verdicts
   ``tables/repeat_consistency.csv`` with ``--repeat``: each case's scores across repeats
   ``tables/inference_speed.csv``   latency, time to first token, words, words/s, adherence
   ``inference_speed.svg``          latency against output length, with the fitted line
@@ -38,6 +39,13 @@ from eunomia.exports import (
 from eunomia.files import file_safe
 from eunomia.kinds import Exported
 from eunomia.kinds.tasks._baselines import baseline_note
+from eunomia.kinds.tasks._judge_check import (
+    VERDICT_COLUMNS,
+    check_json,
+    check_messages,
+    stored_check,
+    verdict_rows,
+)
 from eunomia.kinds.tasks._tables import (
     CASE_COLUMNS,
     REPEAT_COLUMNS,
@@ -140,9 +148,11 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
         failures.close()
     summary = builder.finish()
     baseline = baseline_spec(run, candidate)
-    warnings = run_warnings(summary, baseline)
+    check = stored_check(run)
+    check_notes, check_warnings = check_messages(check)
+    warnings = check_warnings + run_warnings(summary, baseline)
     out = Exported(candidate, base, summary, failed=summary.failed + summary.invalid,
-                   warnings=warnings)
+                   warnings=warnings, notes=check_notes)
     if baseline is not None:
         out.notes.append(baseline_note(candidate, baseline))
     out.files += yaml_files
@@ -152,6 +162,9 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
                            ([summary.overall] if summary.overall else []) + summary.groups]))
     out.files.append(write_csv_dicts(tables / "judge_agreement.csv", ("metric", "value"),
                           agreement_rows(summary)))
+    if check is not None:
+        out.files.append(write_csv_dicts(tables / "judge_check_verdicts.csv", VERDICT_COLUMNS,
+                                         verdict_rows(check)))
     rc = summary.repeat_consistency
     if rc is not None:
         with CsvOutput(tables / "repeat_consistency.csv", REPEAT_COLUMNS) as table:
@@ -168,8 +181,9 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
                 svg.write(line + "\n")
         out.files.append(svg.path)
     out.files.append(write_json_streaming(
-        base / "tasks_results.json", summary_json(summary, run, streamed=True,
-                                                  warnings=warnings),
+        base / "tasks_results.json", {**summary_json(summary, run, streamed=True,
+                                                     warnings=warnings),
+                                      "judge_check": check_json(check)},
         (repeat_case_json(c) for c in rc.cases) if rc is not None else None))
     out.files.append(base / "failures.json")
     return out

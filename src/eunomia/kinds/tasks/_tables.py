@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from eunomia.exports import LIST_HERE, dump_yaml
+from eunomia.judge import judge_trust
 from eunomia.stats import Interval
 from eunomia.store import RunInfo
 from eunomia.tasks import (
@@ -28,7 +29,8 @@ from eunomia.tasks import (
 
 CASE_COLUMNS = (
     "suite", "case_id", "kind", "category", "sub_category", "difficulty", "repeat", "status",
-    "score", "judge_scores", "human_score", "checks_passed", "checks_total", "failed_checks",
+    "score", "judge_scores", "prob_score", "human_score", "checks_passed", "checks_total",
+    "failed_checks",
     "latency_s", "time_to_first_token_s", "output_words", "input_tokens", "output_tokens",
     "cost", "attempts", "cached", "error",
 )
@@ -65,6 +67,9 @@ def _result_fields(result: CaseResult | None, status: str, error: str | None
     }
     if len(result.verdicts) > 1:
         out["judge_scores"] = [v.score for v in result.verdicts]
+    prob = result.prob_score
+    if prob is not None:
+        out["judge_prob_score"] = round(prob, 3)
     unscored = [v.raw for v in result.all_verdicts() if v.status == "unscored"]
     if unscored:
         out["judge_raw_unscored"] = unscored
@@ -144,6 +149,7 @@ def table_row(r: CaseRecord) -> dict[str, Any]:
         "score": _num(r.score),
         "judge_scores": " ".join("-" if v.score is None else str(v.score)
                                  for v in res.all_verdicts()) if res else "",
+        "prob_score": _num(res.prob_score) if res else "",
         "human_score": _num(c.human_score) if c else "",
         "checks_passed": sum(x.passed for x in checks), "checks_total": len(checks),
         "failed_checks": "; ".join(f"{x.name}: {x.detail}".strip(": ")
@@ -244,6 +250,22 @@ def repeat_row(c: RepeatStat) -> dict[str, Any]:
             "flip_rate": _num(c.flip_rate)}
 
 
+def prob_text(s: TasksSummary) -> str | None:
+    """The probability-weighted (G-Eval) judge score in words, or why there is none; None
+    without a judge or without a scored case."""
+    if s.judge == "none" or not (s.prob_cases or s.prob_missing):
+        return None
+    if s.prob_mean is None:
+        return ("not available: the judge's provider gave no token log-probabilities, so "
+                "every score is the judge's sampled one")
+    m = s.prob_mean
+    text = (f"{m.estimate:.2f} [{m.low:.2f}, {m.high:.2f}] over {s.prob_cases} case(s) "
+            f"(sampled score of the same cases: {s.prob_sampled_mean:.2f})")
+    if s.prob_missing:
+        text += f"; {s.prob_missing} scored case(s) without log-probabilities left out"
+    return text
+
+
 def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False,
                  warnings: list[str] | None = None) -> dict[str, Any]:
     """The summary in JSON. ``streamed``: the repeat-consistency cases are left as
@@ -259,6 +281,10 @@ def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False,
         "overall": summary_row(s.overall) if s.overall else None,
         "overall_mean": _interval_json(s.overall.mean) if s.overall else None,
         "overall_weighted_mean": _interval_json(s.overall.weighted) if s.overall else None,
+        "judge_prob_score": {"mean": _interval_json(s.prob_mean), "cases": s.prob_cases,
+                             "sampled_mean_same_cases": s.prob_sampled_mean,
+                             "cases_without": s.prob_missing, "note": prob_text(s)},
+        "judge_trust": judge_trust(s.judge),
         "groups": [summary_row(g) for g in s.groups],
         "repeat_consistency": None if rc is None else {
             "repeats": rc.repeats, "alpha": rc.alpha, "icc": rc.icc,

@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from eunomia.judge import judge_trust
+from eunomia.kinds.tasks._tables import prob_text
 from eunomia.report import LeaderboardRow
 from eunomia.stats import Interval
 from eunomia.tasks import GroupStat, TasksSummary, categories
@@ -51,12 +53,14 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
     metrics.add_column("Metric")
     metrics.add_column("Value", justify="right")
     weights = ", ".join(f"{k}={v:g}" for k, v in s.weights.items())
+    prob = prob_text(s)
     rows = [
         ("Cases", str(s.total)), ("Scored", str(s.scored)), ("Unscored", str(s.unscored)),
         ("Failed", str(s.failed)), ("Invalid", str(s.invalid)),
         ("Mean score (0-5) [95% CI]", _ci(s.overall.mean if s.overall else None)),
         (f"Difficulty-weighted mean ({weights})",
          _ci(s.overall.weighted if s.overall else None)),
+        *((("Probability-weighted judge score (G-Eval)", prob),) if prob else ()),
         ("Candidate tokens (in/out)", f"{s.candidate_tokens[0]}/{s.candidate_tokens[1]}"),
         ("Judge tokens (in/out)", f"{s.judge_tokens[0]}/{s.judge_tokens[1]}"),
         ("Cost", _opt(s.cost, "{:.4f}")),
@@ -67,6 +71,9 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
         style = "bold red" if name in ("Failed", "Unscored") and value != "0" else None
         metrics.add_row(name, value, style=style)
     console.print(metrics)
+    trust = judge_trust(s.judge)
+    if trust:
+        console.print(f"How far this judge can be trusted: {escape(trust)}", soft_wrap=True)
     titles = {k.title for k in categories()}
     for grouping in _SHOWN_GROUPINGS:
         groups = [g for g in s.groups if g.grouping == grouping]

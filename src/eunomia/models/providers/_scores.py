@@ -26,7 +26,7 @@ Position = tuple[str, Sequence[Alternative]]
 """An answer token's text and the top alternatives at its position (itself usually among)."""
 
 
-def _split(text: str) -> tuple[str, str]:
+def split_lead(text: str) -> tuple[str, str]:
     """(leading punctuation and spaces, the rest)."""
     for i, ch in enumerate(text):
         if ch.isalnum():
@@ -34,7 +34,7 @@ def _split(text: str) -> tuple[str, str]:
     return text, ""
 
 
-def _value_at(rest: str, values: Sequence[str]) -> str | None:
+def value_at(rest: str, values: Sequence[str]) -> str | None:
     """The value ``rest`` spells whole at its start (the longest), or None."""
     best: str | None = None
     for value in values:
@@ -50,16 +50,16 @@ def score_distribution(positions: Iterable[Position], values: Sequence[str]
     when no token of the answer is a score."""
     starts = {v[0] for v in values if v}
     for text, alternatives in positions:
-        lead, rest = _split(text)
+        lead, rest = split_lead(text)
         if not rest or rest[0] not in starts:
             continue
-        if _value_at(rest, values) is None:
+        if value_at(rest, values) is None:
             return None  # the score is not one of the values (e.g. "10")
         mass = dict.fromkeys(values, 0.0)
         seen: set[str] = set()
         for alt_text, logprob in alternatives:
-            alt_lead, alt_rest = _split(alt_text)
-            value = _value_at(alt_rest, values)
+            alt_lead, alt_rest = split_lead(alt_text)
+            value = value_at(alt_rest, values)
             if value is None or alt_lead.strip() != lead.strip() or alt_text in seen:
                 continue
             seen.add(alt_text)  # some servers list the chosen token twice

@@ -58,6 +58,7 @@ from eunomia.errors import EunomiaError
 from eunomia.models._json import JSONExtractionError, parse_json_answer
 from eunomia.models._types import ChatRequest, ChatResult, Usage
 from eunomia.models._weights import LocalModel, ensure_weights, local_model
+from eunomia.models.providers._local_scores import ScoreReader
 from eunomia.scheduler import CallError
 
 INSTALL_HINT = "pip install 'eunomia[local]'  (or scripts/setup-local-model.sh)"
@@ -191,6 +192,9 @@ class LocalAnswer:
     latency_s: float
     time_to_first_token_s: float | None
     model: str
+    score_distribution: dict[str, float] | None = None
+    """With ``ChatRequest.score_logprobs``: the values' probabilities at the score
+    (:mod:`eunomia.models.providers._local_scores`)."""
 
 
 TextSink = Callable[[str], None]
@@ -206,6 +210,7 @@ class _Raw:
     prompt_tokens: int | None = None
     sampled: int = 0
     reused_tokens: int = 0
+    score_distribution: dict[str, float] | None = None
 
 
 _LOADED: dict[tuple[str, int, int], _Loaded] = {}
@@ -426,6 +431,7 @@ class LocalProvider:
             latency_s=time.perf_counter() - state.started,
             time_to_first_token_s=ttft,
             model=self.model.name,
+            score_distribution=raw.score_distribution,
         )
 
     def _generate(
@@ -438,6 +444,7 @@ class LocalProvider:
         llama = loaded.llama
         settings = request.settings
         raw = _Raw()
+        reader = ScoreReader.create(llama, request.score_logprobs)
 
         def count(input_ids: Any, scores: Any) -> Any:
             # Called once per sampled token, with the prompt and the answer so far.
@@ -445,6 +452,8 @@ class LocalProvider:
                 raw.prompt_tokens = len(input_ids)
                 state.first_token_at = time.perf_counter()
             raw.sampled += 1
+            if reader is not None:  # raw logits: read only, never changed
+                reader.step(input_ids, scores)
             return scores
 
         kwargs: dict[str, Any] = {
@@ -484,6 +493,7 @@ class LocalProvider:
             cache.system_text = None
         raw.reused_tokens = cache.reused_tokens
         raw.text = "".join(parts)
+        raw.score_distribution = reader.distribution if reader is not None else None
         return raw
 
     def _messages(self, request: ChatRequest) -> list[dict[str, str]]:

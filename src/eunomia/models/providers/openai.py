@@ -18,6 +18,7 @@ without ``message.content`` is a failed call with its reason.
 
 from __future__ import annotations
 
+import codecs
 import json
 import time
 from collections.abc import Mapping
@@ -84,6 +85,8 @@ class OpenAIProvider:
         self._name = name or f"openai:{model}"
         self._session = session
         self._owns_session = session is None
+        self.logprobs_refused = False
+        """Set when the server refused ``logprobs``: later calls do not ask for them."""
 
     @property
     def name(self) -> str:
@@ -132,6 +135,21 @@ class OpenAIProvider:
         return body
 
     async def chat(self, request: ChatRequest) -> ChatResult:
+        """The answer. A server that refuses ``logprobs`` (HTTP 400 naming them: reasoning
+        models, some proxies) is asked again without, once; the answer then has no score
+        distribution (the judge says its weighted score is not available)."""
+        if request.score_logprobs and self.logprobs_refused:
+            return await self._chat(request.model_copy(update={"score_logprobs": None}))
+        try:
+            return await self._chat(request)
+        except CallError as exc:
+            if not request.score_logprobs or exc.status != 400 \
+                    or "logprob" not in exc.reason.lower():
+                raise
+        self.logprobs_refused = True
+        return await self._chat(request.model_copy(update={"score_logprobs": None}))
+
+    async def _chat(self, request: ChatRequest) -> ChatResult:
         session = self._session_now()
         body = self.request_body(request)
         started = time.perf_counter()
@@ -272,7 +290,9 @@ class OpenAIProvider:
             raise CallError(f"{self.name}: HTTP {response.status} from {self.url} with an empty "
                             "body to a streamed request: no answer to read", retryable=True,
                             status=response.status)
-        text = body.decode(response.get_encoding(), "replace")
+        # the body was read from the stream, so aiohttp cannot guess a missing charset
+        # (get_encoding() raises RuntimeError then, e.g. for a proxy's "text/html")
+        text = body.decode(_charset(response), "replace")
         try:
             payload = json.loads(text)
         except json.JSONDecodeError:
@@ -365,6 +385,16 @@ async def _read_json(response: aiohttp.ClientResponse, url: str) -> Any:
     encoding = response.get_encoding()  # what response.text() decodes with
     return loads_fast(raw, lambda: _json_body(raw.decode(encoding), url, response.status),
                       utf8=encoding.lower() in ("utf-8", "utf8"))
+
+
+def _charset(response: aiohttp.ClientResponse) -> str:
+    """The answer's declared charset if Python knows it, else UTF-8 (JSON's)."""
+    charset = response.charset or "utf-8"
+    try:
+        codecs.lookup(charset)
+    except LookupError:
+        return "utf-8"
+    return charset
 
 
 def _json_body(text: str, url: str, status: int) -> Any:

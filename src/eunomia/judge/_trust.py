@@ -1,0 +1,51 @@
+"""How far each embedded (local) model can be trusted as a judge, in plain words.
+
+Measured with ``eunomia judge-check examples/tasks/ecommerce`` (the bundled suite: can the
+judge tell each case's reference from another case's answer, its first third and a refusal?)
+and recorded in bench/local_models.md, "As judges". ``eval`` prints the sentence of its judge
+beside the scores, so nobody reads a local judge's numbers as more than they are. A judge
+that is not a local model has no such figures here: check it with ``judge-check``.
+"""
+
+from __future__ import annotations
+
+from eunomia.errors import EunomiaError
+
+LOCAL_JUDGES: dict[str, str] = {
+    "qwen2.5-coder-1.5b": (
+        "tells good from bad answers on the bundled suite (judge-check, 10 cases: AUC 0.95 "
+        "sampled, 0.97 probability-weighted, 95% CI 0.93-1.00): large differences between "
+        "its scores are evidence, small ones are not; it is a 1.5B model, so check it on "
+        "your own suites (eunomia judge-check)"),
+    "qwen2.5-coder-0.5b": (
+        "gives nearly every answer 5: its sampled scores are not evidence (judge-check on "
+        "the bundled suite, 10 cases: AUC 0.52, 95% CI 0.50-0.55); its probability-weighted "
+        "score tells good from bad answers only weakly (AUC 0.75, 95% CI 0.67-0.86): read "
+        "it as rough, never as a decision"),
+    "gemma3-270m": (
+        "cannot judge: it gives every answer 0 and its probability-weighted score is noise "
+        "(judge-check on the bundled suite, 10 cases: AUC 0.50 sampled, 0.23 weighted); its "
+        "scores are not evidence (a model for tests only)"),
+}
+
+
+def local_judge_name(spec: str) -> str | None:
+    """The local model a judge spec names (``local`` is the default local model), or None
+    when the spec is not a local model."""
+    kind, _, name = spec.strip().partition(":")
+    if kind.lower() != "local":
+        return None
+    from eunomia.models import local_model
+
+    try:
+        return local_model(name or None).name
+    except EunomiaError:
+        return None
+
+
+def judge_trust(spec: str) -> str | None:
+    """How far the judge ``spec`` can be trusted, as measured (see the module); None for a
+    judge that is not one of the local models."""
+    name = local_judge_name(spec)
+    text = LOCAL_JUDGES.get(name) if name is not None else None
+    return None if text is None else f"judge {name} {text}"
