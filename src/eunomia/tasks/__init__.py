@@ -8,6 +8,7 @@ Load with :func:`load_suites`; ``eunomia.kinds.tasks`` runs them; :func:`summari
 from eunomia.tasks._context import CaseContext, assistant, system, user
 from eunomia.tasks._loader import discover, load_suite, load_suites
 from eunomia.tasks._model import CheckSpec, LoadedCase, TaskCase, TaskSuite, Turn
+from eunomia.tasks._records import CaseMeta, CaseRecord
 from eunomia.tasks._result import (
     CallRecord,
     CaseResult,
@@ -28,8 +29,6 @@ from eunomia.tasks._snapshot import (
     write_snapshot,
 )
 from eunomia.tasks._summary import (
-    CaseMeta,
-    CaseRecord,
     GroupStat,
     SummaryBuilder,
     TasksSummary,
