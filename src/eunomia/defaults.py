@@ -113,6 +113,16 @@ ENGINE_TOKENS_PER_CRITERION: Final = 80
 """Answer budget per criterion; ``max_tokens`` = this x criteria + ENGINE_TOKENS_BASE."""
 ENGINE_TOKENS_BASE: Final = 32
 """Fixed part of the answer budget (braces, keys)."""
+ENGINE_MODES: Final = ("generate", "likelihood")
+"""How the engine chooses instructions: ``generate`` a JSON answer (any chat model), or score
+every instruction's label by ``likelihood`` (models with log-probabilities: the local ones).
+``--target llm:<mode>:<spec>`` picks one; ``llm:<spec>`` takes the model's default."""
+ENGINE_LOCAL_MODE: Final = "likelihood"
+"""The mode of ``llm:local`` (faster, and better than ``baseline:default`` on the example
+scenario: bench/llm_engine.md). Other providers generate."""
+ENGINE_LIKELIHOOD_MARGIN: Final = 0.5
+"""Likelihood mode: the default instruction (highest credits) is kept unless another one's
+calibrated mean log-probability beats it by more than this."""
 
 # --- run store and cache ---------------------------------------------------------
 STORE_FILE: Final = "eunomia.db"

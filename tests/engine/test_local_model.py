@@ -36,7 +36,7 @@ pytestmark = pytest.mark.slow
 async def test_two_cases_give_valid_sgi_ids(
     example_scenario: Scenario, no_model_config: Path
 ) -> None:
-    target = LLMTarget(f"local:{MODEL}")
+    target = LLMTarget(f"generate:local:{MODEL}")  # local models default to likelihood mode
     assert target.max_concurrency == 1
     cases = [c for c in example_scenario.test_cases
              if c.name in ("perfect_solution", "composition_reversed")]

@@ -1,4 +1,9 @@
-"""The feedback engine: one constrained model call per submission, Athena-shaped output."""
+"""The feedback engine: one constrained model call per submission, Athena-shaped output.
+
+Two modes (:data:`~eunomia.defaults.ENGINE_MODES`): ``generate`` asks the model for a JSON
+answer (any chat model); ``likelihood`` scores every instruction instead
+(:mod:`eunomia.llm_feedback._likelihood`; models with log-probabilities).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,16 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
 from eunomia import defaults
-from eunomia.apollon import parse_diagram, render_diagram
 from eunomia.athena import AthenaExercise, AthenaFeedback, FeedbackRequest, LLMRequestUsage
+from eunomia.llm_feedback._likelihood import (
+    EngineMode,
+    LikelihoodGrader,
+    LikelihoodPrompts,
+    engine_mode,
+)
 from eunomia.llm_feedback._prompt import PromptTemplates
+from eunomia.llm_feedback._render import NO_SOLUTION, render_solution, render_submission
 from eunomia.llm_feedback._schema import AnswerSchema, Choice
 from eunomia.models import (
     ChatMessage,
@@ -22,34 +31,11 @@ from eunomia.models import (
     ModelProvider,
     extract_json,
 )
+from eunomia.models.providers.likelihood import OptionsScorer
 from eunomia.scheduler import CallError
 
-NO_SOLUTION = "(none given)"
 ENGINE_VERSION = "1"
 """Changes when the engine's prompting or answer mapping changes (part of cache identities)."""
-
-
-def render_solution(text: str | None) -> str:
-    """The example solution as compact text; other text is kept as it is."""
-    if not text or not text.strip():
-        return NO_SOLUTION
-    try:
-        return render_diagram(parse_diagram(json.loads(text))).strip()
-    except (json.JSONDecodeError, ValidationError, TypeError, ValueError):
-        return text.strip()
-
-
-def render_submission(model: str) -> str:
-    """The submitted Apollon diagram as compact text; a non-retryable CallError if unreadable."""
-    try:
-        return render_diagram(parse_diagram(json.loads(model))).strip()
-    except json.JSONDecodeError as exc:
-        raise CallError(f"the submission is not JSON: {exc}", retryable=False) from None
-    except (ValidationError, TypeError, ValueError) as exc:
-        first = str(exc).splitlines()[0]
-        raise CallError(
-            f"the submission is not an Apollon diagram: {first}", retryable=False
-        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +54,8 @@ class PromptBuilder:
 
     Needs no model, so the exact request can be described (and cached) before any
     model is loaded. ``max_tokens`` is the smaller of ``settings.max_tokens`` and a
-    budget of :data:`defaults.ENGINE_TOKENS_PER_CRITERION` per criterion.
+    budget of :data:`defaults.ENGINE_TOKENS_PER_CRITERION` per criterion. ``mode``
+    ``likelihood`` describes the likelihood requests instead (:meth:`describe`).
     """
 
     def __init__(
@@ -77,7 +64,11 @@ class PromptBuilder:
         *,
         settings: GenerationSettings | None = None,
         feedback_max_chars: int | None = defaults.ENGINE_FEEDBACK_MAX_CHARS,
+        mode: EngineMode = "generate",
+        margin: float = defaults.ENGINE_LIKELIHOOD_MARGIN,
     ) -> None:
+        self.mode: EngineMode = mode
+        self.likelihood = LikelihoodPrompts(margin)
         self.templates = templates if templates is not None else PromptTemplates.load()
         self.settings = settings if settings is not None else GenerationSettings()
         self.feedback_max_chars = feedback_max_chars
@@ -129,6 +120,13 @@ class PromptBuilder:
         )
         return schema, chat
 
+    def describe(self, request: FeedbackRequest) -> bytes:
+        """What decides the answer to ``request`` in this mode (stored, and hashed for the
+        cache): the chat call, or the likelihood requests and rule."""
+        if self.mode == "likelihood":
+            return json.dumps(self.likelihood.describe(request), sort_keys=True).encode()
+        return self.chat_request(request)[1].model_dump_json().encode()
+
 
 def _usable(exc: CallError) -> CallError:
     """A provider's "the answer is not the JSON asked for" becomes a retryable failure.
@@ -163,12 +161,25 @@ class FeedbackEngine:
         settings: GenerationSettings | None = None,
         feedback_max_chars: int | None = defaults.ENGINE_FEEDBACK_MAX_CHARS,
         prompts: PromptBuilder | None = None,
+        mode: EngineMode | None = None,
     ) -> None:
-        """``prompts`` (a ready :class:`PromptBuilder`) replaces the three options before it."""
+        """``prompts`` (a ready :class:`PromptBuilder`, with its mode) replaces the options
+        before it; else ``mode`` None is the model's default (:func:`engine_mode`)."""
         self.model = model
         self.prompts = prompts or PromptBuilder(
-            templates, settings=settings, feedback_max_chars=feedback_max_chars
+            templates, settings=settings, feedback_max_chars=feedback_max_chars,
+            mode=engine_mode(mode, model),
         )
+        self._grader: LikelihoodGrader | None = None
+        if self.prompts.mode == "likelihood":
+            if not isinstance(model, OptionsScorer):
+                engine_mode("likelihood", model)  # raises: the model has no log-probabilities
+            else:
+                self._grader = LikelihoodGrader(model, self.prompts.likelihood)
+
+    @property
+    def mode(self) -> EngineMode:
+        return self.prompts.mode
 
     def chat_request(self, request: FeedbackRequest) -> tuple[AnswerSchema, ChatRequest]:
         """The chat call for ``request`` (no model is called)."""
@@ -176,6 +187,8 @@ class FeedbackEngine:
 
     async def assess(self, request: FeedbackRequest) -> Assessment:
         """Grade ``request``; raises :class:`CallError` (retryable for unusable answers)."""
+        if self._grader is not None:
+            return Assessment(*await self._grader.grade(request))
         schema, chat = self.chat_request(request)
         if not schema.slots:
             return Assessment([], [], {}, ChatResult(text="{}", parsed={}, model="none"))

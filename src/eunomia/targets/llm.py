@@ -14,7 +14,15 @@ from pathlib import Path
 from eunomia import defaults
 from eunomia.athena import AthenaExercise, AthenaSubmission, FeedbackRequest
 from eunomia.errors import EunomiaError
-from eunomia.llm_feedback import ENGINE_VERSION, FeedbackEngine, PromptBuilder, PromptTemplates
+from eunomia.llm_feedback import (
+    ENGINE_VERSION,
+    EngineMode,
+    FeedbackEngine,
+    PromptBuilder,
+    PromptTemplates,
+    engine_mode,
+    split_mode,
+)
 from eunomia.models import GenerationSettings, ModelProvider, ModelSpec
 from eunomia.scenarios import Scenario, TestCase
 from eunomia.scheduler import CallError
@@ -73,7 +81,9 @@ class LLMTarget:
         templates = templates if templates is not None else PromptTemplates.load(prompt_dir)
         self._resolved: ModelSpec | None = None
         self._model: ModelProvider | None = None
+        mode: EngineMode | None = None  # llm:<mode>:<spec> names one; else the model's default
         if isinstance(spec_or_provider, str):
+            mode, spec_or_provider = split_mode(spec_or_provider)
             self._resolved = resolve_model(spec_or_provider)
             self.model_name = self._resolved.spec
             settings = settings if settings is not None else self._resolved.settings
@@ -81,11 +91,12 @@ class LLMTarget:
             self._model = spec_or_provider
             self.model_name = spec_or_provider.name
         self.prompts = PromptBuilder(
-            templates, settings=settings, feedback_max_chars=feedback_max_chars
+            templates, settings=settings, feedback_max_chars=feedback_max_chars,
+            mode=engine_mode(mode, self._model if self._model is not None else self.model_name),
         )
         self._engine: FeedbackEngine | None = None
         self._exercises: dict[str, AthenaExercise] = {}
-        self.name = f"llm:{self.model_name}"
+        self.name = f"llm:{mode}:{self.model_name}" if mode else f"llm:{self.model_name}"
 
     @property
     def engine(self) -> FeedbackEngine | None:
@@ -106,12 +117,12 @@ class LLMTarget:
         )
 
     def describe_request(self, scenario: Scenario, case: TestCase) -> bytes:
-        """The chat call (messages, settings, answer schema) the engine makes for a case."""
+        """The chat call (messages, settings, answer schema) the engine makes for a case, or
+        in likelihood mode its scoring requests and rule."""
         try:
-            _, chat = self.prompts.chat_request(self.request_for(scenario, case))
+            return self.prompts.describe(self.request_for(scenario, case))
         except CallError as exc:  # an unreadable submission fails in feedback(), not here
             return json.dumps({"unreadable_submission": str(exc), "case": case.name}).encode()
-        return chat.model_dump_json().encode()
 
     async def open(self) -> None:
         if self._model is None:

@@ -41,9 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import importlib
-import json
 import os
 import threading
 import time
@@ -58,7 +56,12 @@ from eunomia.errors import EunomiaError
 from eunomia.models._json import JSONExtractionError, parse_json_answer
 from eunomia.models._types import ChatRequest, ChatResult, Usage
 from eunomia.models._weights import LocalModel, ensure_weights, local_model
+from eunomia.models.providers._local_grammar import json_grammar
+from eunomia.models.providers._local_grammar import (
+    schema_problem as schema_problem,  # re-exported: the model server checks schemas
+)
 from eunomia.models.providers._local_scores import ScoreReader
+from eunomia.models.providers.likelihood import OptionsRequest, OptionsResult, score_on
 from eunomia.scheduler import CallError
 
 INSTALL_HINT = "pip install 'eunomia[local]'  (or scripts/setup-local-model.sh)"
@@ -239,44 +242,6 @@ def _without_extra_buffers(llama_cpp: Any) -> Iterator[None]:
         yield
     finally:
         low.llama_model_default_params = original
-
-
-_LOOSE_CHAR = r'char ::= [^"\\] |'
-"""How llama.cpp's converter starts the rule of a string character: any but ``"`` and ``\\``."""
-_STRICT_CHAR = r'char ::= [^"\\\x7F\x00-\x1F] |'
-"""The same without control characters, which JSON does not allow raw inside strings."""
-
-
-@functools.lru_cache(maxsize=32)
-def _compact_json_gbnf(schema_json: str) -> str:
-    """The GBNF grammar of a JSON schema: no optional whitespace between tokens, and no raw
-    control character inside strings."""
-    grammar = importlib.import_module("llama_cpp.llama_grammar")
-    gbnf: str = grammar.json_schema_to_gbnf(schema_json)
-    lines = []
-    for line in gbnf.splitlines():
-        if line.startswith("space ::="):
-            line = 'space ::= ""'
-        elif line.startswith(_LOOSE_CHAR):
-            line = _STRICT_CHAR + line[len(_LOOSE_CHAR):]
-        lines.append(line)
-    return "\n".join(lines) + "\n"
-
-
-def json_grammar(schema: dict[str, Any]) -> Any:
-    """A llama-cpp-python grammar for answers matching ``schema`` (compact JSON)."""
-    grammar = importlib.import_module("llama_cpp.llama_grammar")
-    gbnf = _compact_json_gbnf(json.dumps(schema, sort_keys=False))
-    return grammar.LlamaGrammar.from_string(gbnf, verbose=False)
-
-
-def schema_problem(schema: dict[str, Any]) -> str | None:
-    """Why ``schema`` cannot become a grammar (llama.cpp's converter refuses it), or None."""
-    try:
-        json_grammar(schema)
-    except Exception as exc:  # the converter asserts, or fails on unexpected shapes
-        return f"{type(exc).__name__}: {exc}".rstrip(": ")
-    return None
 
 
 def _threads(threads: int | None) -> int:
@@ -536,7 +501,24 @@ class LocalProvider:
             latency_s=answer.latency_s,
             time_to_first_token_s=answer.time_to_first_token_s,
             model=answer.model,
+            score_distribution=answer.score_distribution,
         )
+
+    async def score_options(self, request: OptionsRequest) -> OptionsResult:
+        """Each option's token log-probabilities as the reply to the request's prompt, with
+        no generation (:mod:`eunomia.models.providers.likelihood`). Raises
+        :class:`CallError`."""
+        loaded = await self._ensure_loaded()
+
+        def frame(system: str, user: str) -> list[dict[str, str]]:
+            return self._messages(ChatRequest.model_validate({"messages": [
+                {"role": "system", "content": system}, {"role": "user", "content": user}]}))
+
+        def forget_prefix() -> None:  # the model state is the scorer's, not a kept prefix
+            loaded.prefix_cache._prefix = None
+
+        return await score_on(loaded.executor, loaded.llama, frame, request, self.name,
+                              self.model.name, forget_prefix)
 
     async def close(self) -> None:
         """Nothing to release: loaded models stay in the process for other providers to reuse."""
