@@ -10,7 +10,9 @@ concurrency efficiency at a given server latency.
 
 ``--rerun`` runs the same scenario a second time into the same store (a new run name):
 every answer comes from the response cache, so it must make zero requests (the server
-counts them) and finish within ``--max-rerun-s``.
+counts them) and finish within ``--max-rerun-s``. The runs reuse answers across runs as
+``eunomia run --cache`` does (a system reached over HTTP is otherwise asked again by each
+new run: it may have changed behind its URL).
 """
 
 from __future__ import annotations
@@ -74,7 +76,8 @@ async def run(
     options = RunOptions(concurrency, RetryPolicy(retries=0, timeout_s=60))
     wall0, cpu0 = time.perf_counter(), time.process_time()
     report = await run_scenarios(loaded, target, run_name=run_name, results_dir=results,
-                                 options=options, selection=CaseSelection())
+                                 options=options, selection=CaseSelection(),
+                                 cache_systems=True)
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     assert report.failed_cases == 0, f"{report.failed_cases} cases failed"
     return wall, cpu, cases
