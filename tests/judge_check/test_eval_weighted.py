@@ -56,8 +56,10 @@ def test_the_rubric_head_is_the_system_message_of_every_answer(tmp_path: Path) -
 def test_eval_reports_the_weighted_score_beside_the_sampled_one(
         judges: ScriptedJudge, tmp_path: Path) -> None:
     judges.parrot_says = "Free shipping on orders over 50 euros."
+    summary_md = tmp_path / "summary.md"
     code, out = invoke("eval", SUITE, "--model", "openai:parrot", "--judge", "openai:overlap",
-                       "--results", str(tmp_path), "--run-name", "ev")
+                       "--results", str(tmp_path), "--run-name", "ev",
+                       "--summary-md", str(summary_md))
     assert code == 0, out
     asked = [b for b in judges.bodies if b["model"] == "overlap"]
     assert asked and all(b["logprobs"] is True and b["top_logprobs"] == 20 for b in asked)
@@ -76,6 +78,15 @@ def test_eval_reports_the_weighted_score_beside_the_sampled_one(
     assert "Probability-weighted judge score (G-Eval)" in out
     suite_file = next((tmp_path / "ev" / "tasks").glob("*.yaml")).read_text(encoding="utf-8")
     assert "judge_prob_score:" in suite_file
+    # the Markdown summary and the HTML report show it too, with its interval
+    mean = prob["mean"]
+    figure = f"{mean['estimate']:.2f} [{mean['low']:.2f}, {mean['high']:.2f}]"
+    md = summary_md.read_text(encoding="utf-8").replace("\\", "")  # Markdown escapes
+    assert "Judge score, probability-weighted (G-Eval)" in md and figure in md
+    code, out = invoke("report", "ev", "--results", str(tmp_path))
+    assert code == 0, out
+    html = (tmp_path / "ev" / "report.html").read_text(encoding="utf-8")
+    assert "Judge score, probability-weighted (G-Eval), whole run" in html and figure in html
 
 
 @pytest.mark.parametrize("judge", ["plain-overlap", "strict-overlap"])

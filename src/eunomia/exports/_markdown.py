@@ -58,6 +58,8 @@ class Headline:
     row: LeaderboardRow
     notes: Sequence[str] = ()
     warnings: Sequence[str] = ()
+    figures: Sequence[tuple[str, str]] = ()
+    """More figures in words, (label, text)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +160,10 @@ def run_summary(header: RunHeader, columns: Columns, headlines: Sequence[Headlin
         lines.append("")
         lines.append(f"Score: the mean with its 95% bootstrap interval over cases "
                      f"({md_text(columns.score_label)}).")
+        lines.append("")
+    figures = [(h, f"{label}: {text}") for h in headlines for label, text in h.figures]
+    if figures:
+        lines += [f"- {_where(h, len(headlines))}{md_text(text, 1000)}" for h, text in figures]
         lines.append("")
     notes = [(h, n) for h in headlines for n in h.notes]
     warnings = [(h, w) for h in headlines for w in h.warnings]

@@ -162,6 +162,9 @@ class Exported:
     notes: list[str] = field(default_factory=list)
     """What a reader should know beside the figures (e.g. how they compare with a trivial
     baseline), shown after the summary."""
+    figures: list[tuple[str, str]] = field(default_factory=list)
+    """More headline figures in words, (label, text), for the summaries written after the
+    run (the Markdown summary); the terminal summary shows them in its own table."""
 
 
 class LiveExport(Protocol):

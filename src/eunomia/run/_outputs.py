@@ -148,7 +148,7 @@ def run_header(kind: Kind, run: RunInfo, results_dir: Path,
 def headlines(kind: Kind, exported: Sequence[Exported]) -> list[Headline]:
     """One headline per exported summary (a target's suite, or a target over all suites)."""
     return [Headline(e.target, e.suite, kind.leaderboard_row(e.target, [e]), e.notes,
-                     e.warnings) for e in exported]
+                     e.warnings, e.figures) for e in exported]
 
 
 def write_outputs(store: RunStore, run: RunInfo, exported: Sequence[Exported],

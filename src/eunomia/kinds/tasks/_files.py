@@ -48,12 +48,14 @@ from eunomia.kinds.tasks._judge_check import (
 )
 from eunomia.kinds.tasks._tables import (
     CASE_COLUMNS,
+    PROB_LABEL,
     REPEAT_COLUMNS,
     SPEED_COLUMNS,
     SUMMARY_COLUMNS,
     agreement_rows,
     case_fields,
     failure_json,
+    prob_text,
     repeat_case_json,
     repeat_row,
     speed_row,
@@ -155,6 +157,9 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
                    warnings=warnings, notes=check_notes)
     if baseline is not None:
         out.notes.append(baseline_note(candidate, baseline))
+    weighted = prob_text(summary)
+    if weighted is not None:
+        out.figures.append((PROB_LABEL, weighted))
     out.files += yaml_files
     out.files.append(tables / "cases.csv")
     out.files.append(write_csv_dicts(tables / "summary.csv", SUMMARY_COLUMNS,

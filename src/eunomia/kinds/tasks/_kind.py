@@ -17,6 +17,7 @@ from eunomia.kinds import Exported, Validation
 from eunomia.kinds.tasks._files import baseline_spec, export_tasks, stored_summary
 from eunomia.kinds.tasks._judge_check import StoredCheck, stored_check
 from eunomia.kinds.tasks._records_out import task_records
+from eunomia.kinds.tasks._tables import PROB_LABEL, prob_text
 from eunomia.kinds.tasks._terminal import print_tasks_summary, task_row
 from eunomia.kinds.tasks._warnings import run_warnings
 from eunomia.report import Columns, LeaderboardRow, rank
@@ -108,10 +109,13 @@ class TaskKind:
                              f"(eunomia report {check.run})")
             for g in groups:
                 try:
-                    g.warnings += run_warnings(stored_summary(store, run, g.target,
-                                                             g.target if len(run.targets) > 1
-                                                             else None),
-                                              baseline_spec(run, g.target))
+                    summary = stored_summary(store, run, g.target,
+                                             g.target if len(run.targets) > 1 else None)
+                    g.warnings += run_warnings(summary, baseline_spec(run, g.target))
+                    weighted = prob_text(summary)
+                    if weighted is not None:  # over the whole run, shown with its first suite
+                        g.metrics.append(Metric(f"{PROB_LABEL}, whole run", None, "text",
+                                                weighted))
                 except (EunomiaError, KeyError, TypeError, ValueError, ValidationError):
                     notes.append("the stored suites cannot be read; no warnings checked")
         return groups

@@ -250,6 +250,9 @@ def repeat_row(c: RepeatStat) -> dict[str, Any]:
             "flip_rate": _num(c.flip_rate)}
 
 
+PROB_LABEL = "Judge score, probability-weighted (G-Eval)"
+
+
 def prob_text(s: TasksSummary) -> str | None:
     """The probability-weighted (G-Eval) judge score in words, or why there is none; None
     without a judge or without a scored case."""
