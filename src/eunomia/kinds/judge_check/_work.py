@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from statistics import fmean
 from typing import Any
 
@@ -21,7 +20,7 @@ from eunomia.errors import EunomiaError
 from eunomia.judge import Judge, JudgeCall, JudgeItem, Rubric, Verdict
 from eunomia.kinds import DoneKeys, Finished, Part, Selection
 from eunomia.kinds.judge_check._answers import AnswerKind, row_name, selected
-from eunomia.kinds.tasks import ModelCaller
+from eunomia.kinds.tasks import Guidance, ModelCaller, suite_rubrics
 from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings
 from eunomia.pricing import PriceTable, TokenCount
 from eunomia.scheduler import CallError, internal_error
@@ -151,9 +150,8 @@ class JudgeCheckTargetRun:
         self.judge = judge
         self.prices = prices
         self._concurrency = concurrency
-        self.rubrics = {s.name: Rubric.from_text(s.rubric, Path(s.rubric_path or s.path))
-                        for s in suites if s.rubric}
-        self._guidance: dict[str, str] = {}
+        self.rubrics = suite_rubrics(suites)
+        self._guidance = Guidance()
 
     @property
     def name(self) -> str:
@@ -184,9 +182,7 @@ class JudgeCheckTargetRun:
     async def work(self, job: AnswerJob) -> Finished:
         case = loaded_case(job.entry)
         category = category_named(case.kind)
-        guidance = self._guidance.get(category.name)
-        if guidance is None:
-            guidance = self._guidance[category.name] = category.guidance()
+        guidance = self._guidance(category)
         ctx = AnswerContext(job.answer, self.caller, self.judge, guidance,
                             self.rubrics.get(job.suite.name))
         failed_attempts = 0

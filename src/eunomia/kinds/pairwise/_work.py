@@ -21,9 +21,10 @@ from eunomia.kinds import DoneKeys, Finished, Part, Selection
 from eunomia.kinds.pairwise._result import Answer, OrderVerdict, PairResult, Side
 from eunomia.kinds.tasks import (
     BaselineAnswer,
+    Guidance,
     ModelCaller,
     ModelContext,
-    case_row,
+    invalid_cases,
     selected_answers,
     selected_entries,
 )
@@ -171,7 +172,7 @@ class PairwiseTargetRun:
         self.judge = judge
         self.prices = prices
         self._concurrency = concurrency
-        self._guidance: dict[str, str] = {}
+        self._guidance = Guidance()
 
     @property
     def name(self) -> str:
@@ -182,17 +183,10 @@ class PairwiseTargetRun:
         return self._concurrency
 
     def parts(self, selection: Selection, repeats: int, done: DoneKeys) -> Iterator[Part]:
-        invalid = []
-        for r in range(repeats):
-            for s in self.suites:
-                for case, reason in s.invalid:
-                    if selection.matches(s.name, case) and (s.name, self._name, case, r) \
-                            not in done:
-                        row, blobs = case_row(s.name, self._name, None, case, r, None,
-                                              self.prices, error=reason)
-                        invalid.append(Finished(row, blobs))
         yield Part("pairs", self._jobs(selection, repeats, done),
-                   self._count(selection, repeats, done), invalid)
+                   self._count(selection, repeats, done),
+                   invalid_cases(self.suites, self._name, selection, repeats, done,
+                                 self.prices))
 
     def _selected(self, suite: TaskSuite, selection: Selection
                   ) -> Iterator[tuple[Entry, dict[Side, BaselineAnswer]]]:
@@ -269,9 +263,7 @@ class PairwiseTargetRun:
     async def work(self, job: PairJob) -> Finished:
         case = loaded_case(job.entry)
         category = category_named(case.kind)
-        guidance = self._guidance.get(category.name)
-        if guidance is None:
-            guidance = self._guidance[category.name] = category.guidance()
+        guidance = self._guidance(category)
         side_a, side_b = self.sides
         judge_calls: list[CallRecord] = []
         orders: list[OrderVerdict] = []

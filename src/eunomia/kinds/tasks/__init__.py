@@ -15,9 +15,16 @@ from eunomia.kinds.tasks._files import export_tasks, stored_record, stored_summa
 from eunomia.kinds.tasks._judge_check import StoredCheck, StoredVerdict, stored_check
 from eunomia.kinds.tasks._kind import TASKS, TaskKind
 from eunomia.kinds.tasks._plan import NO_JUDGE, Candidate, TaskPlan, price_table
+from eunomia.kinds.tasks._suites import Guidance, suite_rubrics
 from eunomia.kinds.tasks._tables import suite_yaml
 from eunomia.kinds.tasks._terminal import print_tasks_summary, task_row
-from eunomia.kinds.tasks._work import ModelContext, case_row, checks_verdict, selected_entries
+from eunomia.kinds.tasks._work import (
+    ModelContext,
+    case_row,
+    checks_verdict,
+    invalid_cases,
+    selected_entries,
+)
 
 KIND = TASKS
 
@@ -27,6 +34,7 @@ __all__ = [
     "NO_JUDGE",
     "BaselineAnswer",
     "Candidate",
+    "Guidance",
     "ModelCaller",
     "ModelContext",
     "StoredCheck",
@@ -38,6 +46,7 @@ __all__ = [
     "chat_attempt",
     "checks_verdict",
     "export_tasks",
+    "invalid_cases",
     "price_table",
     "print_tasks_summary",
     "selected_answers",
@@ -45,6 +54,7 @@ __all__ = [
     "stored_check",
     "stored_record",
     "stored_summary",
+    "suite_rubrics",
     "suite_yaml",
     "task_records",
     "task_row",

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from eunomia.errors import EunomiaError
 from eunomia.judge import MAX_SCORE, Judge, JudgeCall, JudgeItem, Rubric, Verdict
 from eunomia.kinds import DoneKeys, Finished, Part, Selection
 from eunomia.kinds.tasks._baselines import BaselineAnswer, selected_answers
 from eunomia.kinds.tasks._calls import ModelCaller, Validate
+from eunomia.kinds.tasks._suites import Guidance, suite_rubrics
 from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings, ModelSpec
 from eunomia.pricing import PriceTable, TokenCount
 from eunomia.scheduler import CallError, internal_error
@@ -146,6 +146,21 @@ def case_row(suite: str, target: str, case: LoadedCase | None, name: str, repeat
     ), blobs
 
 
+def invalid_cases(suites: Sequence[TaskSuite], target: str, selection: Selection,
+                  repeats: int, done: DoneKeys, prices: PriceTable) -> list[Finished]:
+    """A failed row for each selected unusable case and repeat not already stored, with the
+    reason its file could not be used."""
+    out: list[Finished] = []
+    for r in range(repeats):
+        for s in suites:
+            for case, reason in s.invalid:
+                if selection.matches(s.name, case) and (s.name, target, case, r) not in done:
+                    row, blobs = case_row(s.name, target, None, case, r, None, prices,
+                                          error=reason)
+                    out.append(Finished(row, blobs))
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class _Job:
     suite: TaskSuite
@@ -184,9 +199,8 @@ class TaskTargetRun:
         self.settings = settings
         self.prices = prices
         self._concurrency = concurrency
-        self.rubrics = {s.name: Rubric.from_text(s.rubric, Path(s.rubric_path or s.path))
-                        for s in suites if s.rubric}
-        self._guidance: dict[str, str] = {}
+        self.rubrics = suite_rubrics(suites)
+        self._guidance = Guidance()
 
     @property
     def name(self) -> str:
@@ -197,17 +211,10 @@ class TaskTargetRun:
         return self._concurrency
 
     def parts(self, selection: Selection, repeats: int, done: DoneKeys) -> Iterator[Part]:
-        name = self._name
-        invalid = []
-        for r in range(repeats):
-            for s in self.suites:
-                for case, reason in s.invalid:
-                    if selection.matches(s.name, case) and (s.name, name, case, r) not in done:
-                        row, blobs = case_row(s.name, name, None, case, r, None, self.prices,
-                                              error=reason)
-                        invalid.append(Finished(row, blobs))
         yield Part("tasks", self._jobs(selection, repeats, done),
-                   self._count(selection, repeats, done), invalid)
+                   self._count(selection, repeats, done),
+                   invalid_cases(self.suites, self._name, selection, repeats, done,
+                                 self.prices))
 
     def _jobs(self, selection: Selection, repeats: int, done: DoneKeys) -> Iterator[_Job]:
         """The cases to run, built one at a time as the workers take them (never all at once)."""
@@ -233,9 +240,7 @@ class TaskTargetRun:
 
     async def work(self, job: _Job) -> Finished:
         category = category_named(job.case.kind)
-        guidance = self._guidance.get(category.name)
-        if guidance is None:
-            guidance = self._guidance[category.name] = category.guidance()
+        guidance = self._guidance(category)
         ctx = ModelContext(candidate=self.candidate, judge_caller=self.judge_caller,
                            judge=self.judge, settings=self.settings, repeat=job.repeat,
                            guidance=guidance, rubric=self.rubrics.get(job.suite.name),
