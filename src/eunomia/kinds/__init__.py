@@ -19,6 +19,7 @@ from eunomia.kinds._base import (
     TargetRun,
     Validation,
 )
+from eunomia.kinds._memo import RunMemo
 from eunomia.kinds._registry import KINDS, all_kinds, kind_named, kinds_for
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "Part",
     "Plan",
     "RunContext",
+    "RunMemo",
     "Selection",
     "Session",
     "TargetRun",

@@ -11,7 +11,7 @@ from rich.console import Console
 from eunomia.compare import CaseFacts
 from eunomia.errors import EunomiaError
 from eunomia.exports import ResultRecord
-from eunomia.kinds import Exported, Validation
+from eunomia.kinds import Exported, RunMemo, Validation
 from eunomia.kinds.judge_check._summary import JudgeCheckSummary
 from eunomia.report import Columns, LeaderboardRow, rank
 from eunomia.report.html import CostBook, GroupReport, Metric, generic_group, targets_of
@@ -38,20 +38,14 @@ class JudgeCheckKind:
     detects = False
 
     def __init__(self) -> None:
-        self._summaries: dict[tuple[str, str, str, str], JudgeCheckSummary] = {}
+        self._summaries: RunMemo[JudgeCheckSummary] = RunMemo(_SUMMARIES_KEPT)
 
     def _summary(self, store: RunStore, run: RunInfo, target: str) -> JudgeCheckSummary:
         """A judge's summary, read once for every suite's group of a report."""
         from eunomia.kinds.judge_check._files import judge_summary
 
-        key = (str(store.path), run.name, f"{run.finished}/{store.run_totals(run).cases}",
-               target)  # a running run's summary is read again as answers come in
-        found = self._summaries.get(key)
-        if found is None:
-            if len(self._summaries) >= _SUMMARIES_KEPT:
-                self._summaries.pop(next(iter(self._summaries)))
-            found = self._summaries[key] = judge_summary(store, run, target)
-        return found
+        return self._summaries.get(store, run, lambda: judge_summary(store, run, target),
+                                   target)
 
     @property
     def columns(self) -> Columns:

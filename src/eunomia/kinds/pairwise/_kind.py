@@ -12,7 +12,7 @@ from rich.console import Console
 from eunomia.compare import CaseFacts
 from eunomia.errors import EunomiaError
 from eunomia.exports import ResultRecord
-from eunomia.kinds import Exported, Validation
+from eunomia.kinds import Exported, RunMemo, Validation
 from eunomia.kinds.pairwise._files import export_pairwise, pairwise_summary
 from eunomia.kinds.pairwise._records_out import pairwise_records
 from eunomia.kinds.pairwise._summary import PairwiseSummary
@@ -37,17 +37,11 @@ class PairwiseKind:
     detects = False
 
     def __init__(self) -> None:
-        self._summaries: dict[tuple[str, str, str], PairwiseSummary] = {}
+        self._summaries: RunMemo[PairwiseSummary] = RunMemo(_SUMMARIES_KEPT)
 
     def summary(self, store: RunStore, run: RunInfo) -> PairwiseSummary:
         """The run's summary, read once for every suite's group of a report."""
-        key = (str(store.path), run.name, f"{run.finished}/{store.run_totals(run).cases}")
-        found = self._summaries.get(key)
-        if found is None:
-            if len(self._summaries) >= _SUMMARIES_KEPT:
-                self._summaries.pop(next(iter(self._summaries)))
-            found = self._summaries[key] = pairwise_summary(store, run)
-        return found
+        return self._summaries.get(store, run, lambda: pairwise_summary(store, run))
 
     @property
     def columns(self) -> Columns:
