@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import typer
@@ -42,6 +43,16 @@ LIMITS: dict[str, float] = {
     "--retries": defaults.MAX_RETRIES,
 }
 """The largest value of each numeric option (others: 1e9)."""
+
+
+_RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def check_run_name(name: str) -> None:
+    """A run name is a folder name on every system: refuse anything else, saying why."""
+    if not _RUN_NAME.match(name):
+        raise EunomiaError(f"invalid run name {name!r}: use letters, digits, '.', '_' "
+                           "and '-' (at most 100 characters)")
 
 
 def check_positive(name: str, value: float | None, allow_zero: bool = False) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated
 
@@ -13,6 +12,7 @@ from eunomia import defaults
 from eunomia.cli._common import (
     RunOptionValues,
     check_positive,
+    check_run_name,
     console,
     from_matrix,
     print_diagnostics,
@@ -20,8 +20,6 @@ from eunomia.cli._common import (
     run_to_resume,
 )
 from eunomia.errors import EunomiaError, Severity
-
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
 def parse_weights(text: str | None) -> dict[str, float]:
@@ -236,9 +234,7 @@ def eval_command(
         raise EunomiaError("no runnable test case in the given suites")
     if run_name is None:
         run_name = f"eval_{default_run_name()[4:]}"
-    if not _NAME_RE.match(run_name):
-        raise EunomiaError(f"invalid run name {run_name!r}: use letters, digits, '.', '_' "
-                           "and '-' (at most 100 characters)")
+    check_run_name(run_name)
     selection = Selection(tuple(patterns), max_cases)
     if patterns and not any(next(selected_entries(s, selection), None) is not None
                             or any(selection.matches(s.name, n) for n, _ in s.invalid)

@@ -8,7 +8,6 @@ suites, kept as its own run beside the eval, its verdicts returned for eval to s
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from eunomia import defaults
-from eunomia.cli._common import check_positive, console, print_diagnostics, run_to_resume
+from eunomia.cli._common import (
+    check_positive,
+    check_run_name,
+    console,
+    print_diagnostics,
+    run_to_resume,
+)
 from eunomia.errors import EunomiaError, Severity
 
 if TYPE_CHECKING:
@@ -32,7 +37,6 @@ if TYPE_CHECKING:
     from eunomia.scheduler import RunOptions
     from eunomia.tasks import TaskSuite
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 EVAL_SUFFIX = "-judge-check"
 """``eval --judge-check`` keeps the check of its judge as the run ``<eval run>-judge-check``."""
 
@@ -296,9 +300,7 @@ def judge_check(
         raise EunomiaError("no runnable test case in the given suites")
     if run_name is None:
         run_name = f"judge_check_{default_run_name()[4:]}"
-    if not _NAME_RE.match(run_name):
-        raise EunomiaError(f"invalid run name {run_name!r}: use letters, digits, '.', '_' "
-                           "and '-' (at most 100 characters)")
+    check_run_name(run_name)
     selection = Selection(tuple(patterns), max_cases)
     if not selected_count(suites, selection):
         raise EunomiaError("no checkable case" + (f" matches {', '.join(patterns)}"

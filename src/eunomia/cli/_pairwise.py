@@ -8,7 +8,6 @@ Python entry point :func:`run_pairwise`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,14 @@ from rich.console import Console
 from rich.markup import escape
 
 from eunomia import defaults
-from eunomia.cli._common import check_positive, console, given, print_diagnostics, run_to_resume
+from eunomia.cli._common import (
+    check_positive,
+    check_run_name,
+    console,
+    given,
+    print_diagnostics,
+    run_to_resume,
+)
 from eunomia.errors import EunomiaError, Severity
 
 if TYPE_CHECKING:
@@ -30,7 +36,6 @@ if TYPE_CHECKING:
     from eunomia.scheduler import RunOptions
     from eunomia.tasks import TaskSuite
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 KIND = "pairwise"
 
 REFUSED: dict[str, str] = {
@@ -199,9 +204,7 @@ def pairwise_eval(ctx: typer.Context) -> None:
     if not any(s.cases for s in suites):
         raise EunomiaError("no runnable test case in the given suites")
     run_name = run_name or f"pairwise_{default_run_name()[4:]}"
-    if not _NAME_RE.match(run_name):
-        raise EunomiaError(f"invalid run name {run_name!r}: use letters, digits, '.', '_' "
-                           "and '-' (at most 100 characters)")
+    check_run_name(run_name)
     selection = Selection(tuple(patterns), max_cases)
     if patterns and not any(next(selected_entries(s, selection), None) is not None
                             for s in suites):

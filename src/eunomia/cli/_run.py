@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -13,6 +12,7 @@ from eunomia import defaults
 from eunomia.cli._common import (
     RunOptionValues,
     check_positive,
+    check_run_name,
     console,
     print_diagnostics,
     run_options_from_matrix,
@@ -23,7 +23,6 @@ from eunomia.errors import EunomiaError, has_errors
 if TYPE_CHECKING:
     from eunomia.run import CiOutputs
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
 def execute_run(
@@ -114,9 +113,7 @@ def execute_run(
 
     if run_name is None:
         run_name = ask_run_name(out) if ask else default_run_name()
-    if not _NAME_RE.match(run_name):
-        raise EunomiaError(f"invalid run name {run_name!r}: use letters, digits, '.', '_' "
-                           "and '-' (at most 100 characters)")
+    check_run_name(run_name)
     patterns = tuple(cases)
     if not patterns and ask:
         patterns = ask_case_patterns(out, loaded)
