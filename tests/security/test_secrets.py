@@ -15,7 +15,6 @@ import sqlite3
 import subprocess
 import sys
 import uuid
-import zlib
 from pathlib import Path
 
 import pytest
@@ -31,6 +30,7 @@ from tests.support.scripted_server import (
 from eunomia.errors import Severity
 from eunomia.pricing import load_price_file
 from eunomia.scenarios import load_scenario
+from eunomia.store._blobs import decompress
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "scenarios"
@@ -108,7 +108,7 @@ def _scan_outputs(results: Path, *streams: str) -> dict[str, list[str]]:
         try:
             for table, column in (("blobs", "data"),):
                 for (raw,) in con.execute(f"SELECT {column} FROM {table}"):
-                    if hits := _leaks(zlib.decompress(raw)):
+                    if hits := _leaks(decompress(raw)):
                         found[f"{db}:{table}"] = hits
             for row in con.execute("SELECT * FROM cases UNION ALL SELECT * FROM cases"):
                 if hits := _leaks(repr(row).encode()):

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from eunomia import defaults
 from eunomia.errors import EunomiaError
 from eunomia.store import CaseRow, RunInfo, RunStore, blob_hash, json_bytes
-from eunomia.store._blobs import compress
+from eunomia.store._blobs import compress, decompress
 
 
 def _row(name: str, *, request: str | None = None, response: str | None = None) -> CaseRow:
@@ -133,9 +134,15 @@ def test_without_an_event_loop_every_write_is_committed_at_once(tmp_path: Path) 
         store.close()
 
 
-def test_small_and_large_blobs_read_back_with_zlib() -> None:
-    for data in (b"", b"x", b'{"a": 1}' * 10, bytes(range(256)) * 100):
-        assert zlib.decompress(compress(data)) == data
+def test_small_blobs_are_stored_raw_and_large_ones_with_zlib() -> None:
+    for data in (b"", b"x", b"\x00\x78", b'{"a": 1}' * 10, bytes(range(256)) * 100):
+        stored = compress(data)
+        assert decompress(stored) == data
+        if len(data) < defaults.STORE_RAW_BLOB_BYTES:
+            assert stored == b"\x00" + data
+        else:
+            assert zlib.decompress(stored) == data  # an older store's blobs read the same way
+    assert decompress(zlib.compress(b'{"a": 1}')) == b'{"a": 1}'
 
 
 async def test_a_rerun_reads_its_cached_answers_in_bulk(

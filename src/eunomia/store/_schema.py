@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
-"""2 added ``cases.attempt_log``; a store of version 1 is upgraded when opened."""
+SCHEMA_VERSION = 3
+"""2 added ``cases.attempt_log``, 3 small blobs stored as they are (after a zero byte, see
+:func:`eunomia.store._blobs.compress`); an older store is upgraded when opened, and an older
+Eunomia refuses a newer store."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -53,7 +55,7 @@ CREATE TABLE IF NOT EXISTS cases (
 );
 CREATE TABLE IF NOT EXISTS blobs (
     hash TEXT PRIMARY KEY,                   -- sha256 of the uncompressed bytes
-    data BLOB NOT NULL                       -- zlib-compressed
+    data BLOB NOT NULL                       -- zlib, or a zero byte then the bytes
 );
 CREATE TABLE IF NOT EXISTS cache (
     key       TEXT PRIMARY KEY,              -- sha256 over what changes the answer
@@ -65,5 +67,6 @@ CREATE TABLE IF NOT EXISTS cache (
 
 UPGRADES: dict[int, str] = {
     1: "ALTER TABLE cases ADD COLUMN attempt_log TEXT",
+    2: "SELECT 1",  # zlib blobs stay readable: nothing to convert
 }
 """The statement that brings a store from version N to N + 1."""

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import json
 import sqlite3
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,7 +24,7 @@ import orjson
 
 from eunomia import __version__, defaults
 from eunomia.errors import EunomiaError
-from eunomia.store._blobs import blob_hash, compress, json_bytes
+from eunomia.store._blobs import blob_hash, compress, decompress, json_bytes
 from eunomia.store._rows import CaseRow, RunInfo, RunTotals, SuiteInfo, case_row, now
 from eunomia.store._schema import SCHEMA, SCHEMA_VERSION, UPGRADES
 
@@ -265,7 +264,7 @@ class RunStore:
         row = self._db.execute("SELECT data FROM blobs WHERE hash=?", (digest,)).fetchone()
         if row is None:
             raise EunomiaError(f"run store {self.path} is missing blob {digest[:12]}")
-        return zlib.decompress(row[0])
+        return decompress(row[0])
 
     def get_json(self, digest: str) -> Any:
         return orjson.loads(self.get_blob(digest))
@@ -436,7 +435,7 @@ class RunStore:
                     "SELECT c.key, c.response, c.latency_s, b.data FROM cache c"
                     " LEFT JOIN blobs b ON b.hash = c.response"
                     f" WHERE c.key IN ({','.join('?' * len(part))})", part):
-                out[key] = (response, latency, None if data is None else zlib.decompress(data))
+                out[key] = (response, latency, None if data is None else decompress(data))
         pending = self._pending
         for key in wanted:
             entry = pending.cache.get(key)
