@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import typer
 
+from eunomia import defaults
 from eunomia.cli._app import app
 from eunomia.errors import EunomiaError
 
@@ -15,6 +17,7 @@ def main() -> None:
     from rich.console import Console
     from rich.markup import escape
 
+    gc.set_threshold(*defaults.GC_THRESHOLDS)
     err = Console(stderr=True, highlight=False, emoji=False)
     try:
         # standalone_mode=False: click returns the exit code instead of exiting, and
