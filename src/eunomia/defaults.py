@@ -135,10 +135,13 @@ STORE_FILE: Final = "eunomia.db"
 """The run store, inside the results folder unless ``--store`` says otherwise."""
 STORE_BUSY_TIMEOUT_S: Final = 5.0
 """How long to wait for a database locked by another process before failing clearly."""
+STORE_GROUP_DELAY_S: Final = 0.05
+"""During a run, finished cases are committed together, one transaction for the cases that
+finished within this many seconds: a larger group costs less per case (SQLite: ~65 µs per
+task case in groups of 20, ~40 µs in groups of 200); a crash loses at most these cases,
+which --resume asks for again."""
 STORE_GROUP_MAX_CASES: Final = 500
-"""During a run, finished cases are committed together at the end of the event loop's
-current turn (one transaction for all the cases that finished in it); a group is committed
-at once when it reaches this many cases."""
+"""A group of finished cases is committed at once when it reaches this many."""
 STORE_KNOWN_BLOBS_MAX: Final = 50_000
 """Blob hashes remembered as already stored (to skip compressing them again); the memory
 is cleared when it reaches this many, so it does not grow with the run (~6 MB at most)."""

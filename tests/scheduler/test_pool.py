@@ -178,17 +178,3 @@ def test_stopping_early_with_a_full_queue_returns(how: str) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "returned"
 
-
-async def test_on_idle_is_called_before_waiting_for_more_results() -> None:
-    """The consumer's hook (the run store commits there): called whenever every result ready
-    so far has been taken, never between two ready ones."""
-    events: list[str] = []
-
-    async def job(x: int) -> int:
-        await asyncio.sleep(0.01 * (x // 3))  # three results become ready at a time
-        return x
-
-    async for x in stream_results(range(9), job, 9, on_idle=lambda: events.append("idle")):
-        events.append(str(x))
-    batches = "".join("|" if e == "idle" else "x" for e in events).strip("|").split("|")
-    assert [len(b) for b in batches if b] == [3, 3, 3]

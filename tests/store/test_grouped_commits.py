@@ -47,8 +47,9 @@ async def test_cases_recorded_together_are_committed_together(tmp_path: Path) ->
             store.flush()
             assert _count(path) == 5
             store.record_case(run, _row("c5"))
-            await asyncio.sleep(0)  # the loop's next turn commits on its own
             await asyncio.sleep(0)
+            assert _count(path) == 5  # not at once: the group collects for a while
+            await asyncio.sleep(defaults.STORE_GROUP_DELAY_S * 2)  # then commits on its own
             assert _count(path) == 6
             store.record_case(run, _row("c6"))
         assert _count(path) == 7  # leaving the group commits what is pending
@@ -90,8 +91,8 @@ async def test_a_failed_group_commit_is_raised_by_the_next_call(tmp_path: Path) 
     try:
         with store.grouped():
             store.record_case(run, _row("c0"), blobs=[(blob_hash(big), big)])
-            await asyncio.sleep(0)  # the loop commits: SQLITE_FULL, kept for the next call
-            await asyncio.sleep(0)
+            # the loop commits: SQLITE_FULL, kept for the next call
+            await asyncio.sleep(defaults.STORE_GROUP_DELAY_S * 2)
             with pytest.raises(EunomiaError, match="full"):
                 store.record_case(run, _row("c1"))
         assert _count(store.path) == 0

@@ -176,7 +176,6 @@ async def _run_target(store: RunStore, run: RunInfo, target: TargetRun, selectio
 
             for finished in part.invalid:
                 record(finished)
-            # the cases recorded since the consumer last waited are committed together
-            async for finished in stream_results(part.jobs, target.work, target.concurrency,
-                                                 on_idle=store.flush):
+            # committed in groups (RunStore.grouped)
+            async for finished in stream_results(part.jobs, target.work, target.concurrency):
                 record(finished)

@@ -26,7 +26,6 @@ class _Failed:
 
 async def stream_results(
     items: Iterable[T], job: Callable[[T], Awaitable[R]], workers: int,
-    on_idle: Callable[[], None] | None = None,
 ) -> AsyncIterator[R]:
     """Yield ``job(item)`` for every item, in completion order, ``workers`` at a time.
 
@@ -34,9 +33,6 @@ async def stream_results(
     the case failed. An unexpected exception stops the run and is re-raised here;
     the other workers are cancelled. Leaving the loop early (break, an exception in
     the consumer, ``aclose``) cancels the workers too.
-
-    ``on_idle`` is called whenever the consumer has taken every result ready so far and
-    is about to wait for more (e.g. to commit the results just recorded, together).
     """
     source = iter(items)
     count = max(1, workers)
@@ -55,8 +51,6 @@ async def stream_results(
     try:
         running = count
         while running:
-            if on_idle is not None and queue.empty():
-                on_idle()
             got = await queue.get()
             if isinstance(got, _Done):
                 running -= 1

@@ -97,7 +97,7 @@ class RunStore:
         self._grouped = 0
         self._pending = _Batch()
         """Writes collected for the next group commit."""
-        self._flush_handle: asyncio.Handle | None = None
+        self._flush_handle: asyncio.TimerHandle | None = None
         self._failure: EunomiaError | None = None
         """A group commit that failed after its cases were handed over: raised by the next
         call, so the run stops clearly (those cases are not stored; resume asks again)."""
@@ -146,10 +146,11 @@ class RunStore:
     @contextlib.contextmanager
     def grouped(self) -> Iterator[None]:
         """Within it, writes made on a running event loop are collected and committed together:
-        when :meth:`flush` is called (a run calls it whenever it is about to wait for answers),
-        at the latest at the start of the loop's next turn, and before anything else reads or
-        writes the store. What is pending is committed on the way out, also after an error or
-        Ctrl-C. Without a running loop, writes are committed at once."""
+        :data:`eunomia.defaults.STORE_GROUP_DELAY_S` after the first of them, when
+        :data:`eunomia.defaults.STORE_GROUP_MAX_CASES` cases are pending, when :meth:`flush`
+        is called, and before anything else reads or writes the store. What is pending is
+        committed on the way out, also after an error or Ctrl-C. Without a running loop,
+        writes are committed at once."""
         self._grouped += 1
         try:
             yield
@@ -170,7 +171,8 @@ class RunStore:
                 loop = asyncio.get_running_loop()
             except RuntimeError:
                 return False
-            self._flush_handle = loop.call_soon(self._commit_on_loop)
+            self._flush_handle = loop.call_later(defaults.STORE_GROUP_DELAY_S,
+                                                 self._commit_on_loop)
         return True
 
     def _commit_on_loop(self) -> None:
