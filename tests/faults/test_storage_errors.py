@@ -245,14 +245,18 @@ def test_disk_full_then_free_space_and_resume(server: ScriptedServer, tmp_path: 
 
 async def test_sqlite_full_in_process(server: ScriptedServer, tmp_path: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """SQLITE_FULL without a tmpfs: the store is capped with ``max_page_count``."""
+    """SQLITE_FULL without a tmpfs: the store is capped with ``max_page_count``. The answers
+    take 20 ms (4 in flight: ~10 cases per 50 ms commit group), so several groups are
+    committed before the one that does not fit: those cases stay stored."""
     import eunomia.run._engine as session
+
+    server.default = lambda request: feedback_reply([1, 3, 6], delay_s=0.02)
 
     class CappedStore(RunStore):
         def __init__(self, path: Path) -> None:
             super().__init__(path)
             pages = self._db.execute("PRAGMA page_count").fetchone()[0]
-            self._db.execute(f"PRAGMA max_page_count={pages + 12}")
+            self._db.execute(f"PRAGMA max_page_count={pages + 30}")
 
     monkeypatch.setattr(session, "RunStore", CappedStore)
     folder = make_scenario(tmp_path, 200)
