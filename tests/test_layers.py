@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "compare", "executors", "matrix", "example_server", "model_server"),
     ("models", "athena", "pricing", "store", "scheduler"),
     ("apollon", "stats", "files", "errors", "bounds", "defaults", "yamlfile", "jsonbody",
-     "templates", "__init__"),
+     "templates", "lazy", "__init__"),
 )
 """Top-level packages and modules of ``eunomia``, from the command line down."""
 

@@ -136,16 +136,15 @@ def eval_command(
 
     from pydantic import ValidationError
 
-    from eunomia.api import run_tasks
     from eunomia.cli._prompts import default_run_name
     from eunomia.judge import Rubric
     from eunomia.kinds import Selection
-    from eunomia.kinds.tasks import NO_JUDGE, selected_entries
+    from eunomia.kinds.tasks import NO_JUDGE, Candidate, TaskPlan, selected_entries
     from eunomia.kinds.tasks._judge_check import SETTING as STORED_CHECK
     from eunomia.kinds.tasks._records_out import check_pass_score
     from eunomia.matrix import MatrixModel, load_task_matrix
     from eunomia.models import load_config, resolve_spec
-    from eunomia.run import ci_outputs, write_report_outputs
+    from eunomia.run import ci_outputs, run_evaluation, write_report_outputs
     from eunomia.scheduler import RetryPolicy, RunOptions
     from eunomia.tasks import load_suites
 
@@ -261,15 +260,15 @@ def eval_command(
                 rubric=rubric_obj, selection=selection, console=out, use_cache=not no_cache,
                 resume=resume is not None)
             settings[STORED_CHECK] = check.to_settings()
-        report = asyncio.run(run_tasks(
-            suites, candidate=[spec for _, spec in candidates],
-            names=[name for name, _ in candidates], judge=judge_spec, run_name=run_name,
-            results_dir=results, options=options, judge_repeats=judge_repeats, repeats=repeat,
-            weights=weight_map, rubric=rubric_obj, selection=selection, console=out,
-            store_path=store_path, resume=resume is not None, retry_failed=retry_failed,
-            use_cache=not no_cache, settings=settings, executor=calls_on,
-            cache_systems=cache,
-        ))
+        # the plan and the engine, as eunomia.api.run_tasks does (the API loads every kind)
+        plan = TaskPlan(suites, [Candidate(spec, name) for name, spec in candidates],
+                        judge_spec, judge_repeats,
+                        dict(weight_map or defaults.DIFFICULTY_WEIGHTS), rubric_obj)
+        report = asyncio.run(run_evaluation(
+            plan, run_name=run_name, results_dir=results, options=options,
+            selection=selection, repeats=repeat, console=out, store_path=store_path,
+            resume=resume is not None, retry_failed=retry_failed, use_cache=not no_cache,
+            settings=settings, executor=calls_on, cache_systems=cache))
     finally:
         calls_on.close()
     for path in write_report_outputs(report, outputs, results):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.prompt import Prompt
 
-from eunomia.kinds.scenarios import LoadedScenario
+if TYPE_CHECKING:
+    from eunomia.kinds.scenarios import LoadedScenario
 
 
 def interactive() -> bool:

@@ -55,13 +55,17 @@ def execute_run(
 ) -> None:
     import asyncio
 
-    from eunomia.api import run_scenarios
     from eunomia.athena import check_id_base
     from eunomia.cli._prompts import ask_case_patterns, ask_run_name, default_run_name
     from eunomia.executors import TargetRecipe, make_executor
     from eunomia.kinds import Selection
-    from eunomia.kinds.scenarios import load_scenarios, selected_cases, selected_invalid
-    from eunomia.run import CiOutputs, write_report_outputs
+    from eunomia.kinds.scenarios import (
+        ScenarioPlan,
+        load_scenarios,
+        selected_cases,
+        selected_invalid,
+    )
+    from eunomia.run import CiOutputs, run_evaluation, write_report_outputs
     from eunomia.scenarios import discover
     from eunomia.scheduler import RetryPolicy, RunOptions
     from eunomia.targets import TargetConfig, build_target
@@ -167,13 +171,13 @@ def execute_run(
     options = RunOptions(concurrency, RetryPolicy(retries=retries, timeout_s=timeout,
                                                   retry_500=retry_500))
     try:
-        report = asyncio.run(run_scenarios(
-            loaded, built, run_name=run_name, results_dir=results, options=options,
-            selection=selection, console=out, store_path=store_path, repeats=repeat,
-            resume=resume is not None, retry_failed=retry_failed, use_cache=not no_cache,
-            cache_systems=cache,
-            settings=settings, executor=calls_on, recipes=recipes,
-        ))
+        # the plan and the engine, as eunomia.api.run_scenarios does (the API loads every kind)
+        report = asyncio.run(run_evaluation(
+            ScenarioPlan(loaded, built, recipes), run_name=run_name, results_dir=results,
+            options=options, selection=selection, repeats=repeat, console=out,
+            store_path=store_path, resume=resume is not None, retry_failed=retry_failed,
+            use_cache=not no_cache, settings=settings, executor=calls_on,
+            cache_systems=cache))
     finally:
         calls_on.close()
     for path in write_report_outputs(report, outputs or CiOutputs(), results):

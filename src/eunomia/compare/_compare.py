@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from statistics import fmean
 
 from eunomia import defaults
-from eunomia.compare._facts import SCORED, Agg, ComparedKind, Rep, RunFacts, aggregate
+from eunomia.compare._facts import SCORED, Agg, Rep, aggregate
+from eunomia.compare._kind import ComparedKind, RunFacts
 from eunomia.compare._model import (
     CaseChange,
     ChangeKind,

@@ -1,68 +1,21 @@
-"""What a kind tells a comparison about its cases, and each case's repeats averaged.
+"""Each case's repeats averaged, from its stored rows and what its kind knows of them.
 
 The store row of every case has its status, score, cost and latency; a kind may know more
 of a scored repeat (a scenario's detection, full correctness, and the instructions missing
-or extra per criterion), given as :class:`CaseFacts`.
+or extra per criterion), given as :class:`eunomia.compare.CaseFacts`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
-from typing import Any, Protocol
 
-from eunomia.store import CaseRow, RunInfo, RunStore
+from eunomia.compare._kind import CaseFacts
+from eunomia.store import CaseRow
 
 SCORED = "scored"
-
-
-@dataclass(frozen=True, slots=True)
-class CaseFacts:
-    """What a kind knows of one scored repeat beyond its stored row."""
-
-    score: float | None
-    """The headline score (a scenario's rescored from its snapshot, like the exports)."""
-    detected: bool | None = None
-    fully_correct: bool | None = None
-    missing: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    """Criterion -> instructions expected and not returned."""
-    extra: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    """Criterion -> instructions returned and not expected."""
-    expected_criteria: frozenset[str] = frozenset()
-    """Criteria the case expects an instruction of."""
-
-
-class RunFacts(Protocol):
-    """One run's case facts, its suites read once."""
-
-    def case(self, row: CaseRow) -> CaseFacts | None: ...
-
-    def criterion_title(self, suite: str, criterion: str) -> str | None: ...
-
-
-class ComparedKind(Protocol):
-    """What a kind adds to the comparison of two of its runs."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def compare_score(self) -> tuple[str, str]:
-        """The score's label and unit, e.g. ("Score (%)", "%")."""
-        ...
-
-    @property
-    def detects(self) -> bool:
-        """Whether its cases have detection and full correctness (McNemar on both)."""
-        ...
-
-    def run_facts(self, store: RunStore, run: RunInfo) -> RunFacts: ...
-
-    def definition_changes(self, suite: str, a: Any, b: Any) -> list[str] | None:
-        """None when two stored definitions of ``suite`` score the same; else what changed."""
-        ...
 
 
 @dataclass(slots=True)

@@ -6,12 +6,15 @@ import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
 from eunomia.errors import EunomiaError
 from eunomia.executors._base import Executor, Submit
-from eunomia.scenarios import Scenario, TestCase
 from eunomia.scheduler import AdaptiveLimiter, Attempted, CallError, RetryPolicy, call_with_retry
-from eunomia.targets import FeedbackTarget, TargetConfig, TargetResponse, build_target
+
+if TYPE_CHECKING:
+    from eunomia.scenarios import Scenario, TestCase
+    from eunomia.targets import FeedbackTarget, TargetConfig, TargetResponse
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +54,7 @@ class CallFailure:
         return exc
 
 
-CallResult = Attempted[TargetResponse] | CallFailure
+CallResult: TypeAlias = "Attempted[TargetResponse] | CallFailure"
 
 
 def _light(scenario: Scenario) -> Scenario:
@@ -107,6 +110,9 @@ class TargetCall:
     async def open(self) -> None:
         if self._target is None:
             assert self._recipe is not None
+            # a remote executor's workers only (Ray, an optional extra) build their own target
+            from eunomia.targets import build_target
+
             self._target = build_target(self._recipe.spec, self._recipe.config)
             await self._target.open()  # a model-backed target loads its model here, once
             self._owned = True

@@ -2,13 +2,16 @@
 off the event loop, YAML a case at a time; and the CI-native outputs (JSON Lines, JUnit XML,
 a Markdown summary) written from neutral per-case records. What goes into each file is the
 kinds' business (``eunomia.kinds``); how a file is written safely and fast is this
-package's."""
+package's.
+
+A writer of one format is imported when first named (``__getattr__``): a run writes the CI
+files only when asked to, and YAML only for task suites."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from eunomia.exports._background import FileWriter
-from eunomia.exports._comparison import comparison_summary, write_comparison_junit
-from eunomia.exports._jsonl import JsonlWriter, TextSink
-from eunomia.exports._junit import JUnitCase, JUnitWriter, RecordsJUnit, xml_text
-from eunomia.exports._markdown import Headline, RecordDigest, RunHeader, md_text, run_summary
 from eunomia.exports._outputs import (
     LIST_HERE,
     CsvOutput,
@@ -19,7 +22,24 @@ from eunomia.exports._outputs import (
     write_json_streaming,
 )
 from eunomia.exports._records import RECORD_FIELDS, Outcome, ResultRecord, outcome_of
-from eunomia.exports._yaml import SuiteYaml, case_yaml, dump_yaml, slow_case_yaml
+from eunomia.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from eunomia.exports._comparison import comparison_summary, write_comparison_junit
+    from eunomia.exports._jsonl import JsonlWriter, TextSink
+    from eunomia.exports._junit import JUnitCase, JUnitWriter, RecordsJUnit, xml_text
+    from eunomia.exports._markdown import Headline, RecordDigest, RunHeader, md_text, run_summary
+    from eunomia.exports._yaml import SuiteYaml, case_yaml, dump_yaml, slow_case_yaml
+
+# lazy: only the commands writing a format use its writer (CI files, task YAML)
+__getattr__ = lazy_names(__name__, {
+    "_comparison": ("comparison_summary", "write_comparison_junit"),
+    "_jsonl": ("JsonlWriter", "TextSink"),
+    "_junit": ("JUnitCase", "JUnitWriter", "RecordsJUnit", "xml_text"),
+    "_markdown": ("Headline", "RecordDigest", "RunHeader", "md_text", "run_summary"),
+    "_yaml": ("SuiteYaml", "case_yaml", "dump_yaml", "slow_case_yaml"),
+})
+
 
 __all__ = [
     "LIST_HERE",

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from eunomia.compare import CaseChange, ChangeKind, Comparison, MetricDelta
 from eunomia.exports._jsonl import TextSink
 from eunomia.exports._junit import JUnitCase, JUnitWriter
 from eunomia.exports._markdown import fmt, md_table, md_text
 from eunomia.exports._records import Outcome
+
+if TYPE_CHECKING:
+    from eunomia.compare import CaseChange, ChangeKind, Comparison, MetricDelta
 
 WORST_CHANGES = 10
 _BAD: tuple[ChangeKind, ...] = ("regressed", "newly_failed")

@@ -15,18 +15,20 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any, Protocol
 
 from eunomia.compare import ComparedKind
-from eunomia.errors import Diagnostic
-from eunomia.executors import Executor
-from eunomia.exports import ResultRecord
-from eunomia.report import Columns, LeaderboardRow
-from eunomia.report.html import ReportKind
-from eunomia.scheduler import RunOptions
-from eunomia.store import CaseRow, RunInfo, RunStore
+from eunomia.report import ReportKind
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from eunomia.errors import Diagnostic
+    from eunomia.executors import Executor
+    from eunomia.exports import ResultRecord
+    from eunomia.report import Columns, LeaderboardRow
+    from eunomia.scheduler import RunOptions
+    from eunomia.store import CaseRow, RunInfo, RunStore
 
 DoneKeys = set[tuple[str, str, str, int]]
 """(suite, target, case, repeat) of the cases a resumed run has already stored."""

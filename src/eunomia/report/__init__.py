@@ -2,6 +2,7 @@
 and the one-file HTML report (``report/html``)."""
 
 from eunomia.report._compare_terminal import print_comparison
+from eunomia.report._kind import ReportKind
 from eunomia.report._leaderboard import (
     LEADERBOARD_FILE,
     Columns,
@@ -18,6 +19,7 @@ __all__ = [
     "CaseProgress",
     "Columns",
     "LeaderboardRow",
+    "ReportKind",
     "leaderboard_csv",
     "print_comparison",
     "print_leaderboard",

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from eunomia.compare import CaseChange, ChangeKind, Comparison, MetricDelta
+if TYPE_CHECKING:
+    from eunomia.compare import CaseChange, ChangeKind, Comparison, MetricDelta
 
 _MAX_CASES_SHOWN = 20
 _QUALITY = ("score", "detection", "fully_correct", "failures")

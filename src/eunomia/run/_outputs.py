@@ -15,30 +15,30 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from eunomia import defaults
+# a format's writer (exports.JsonlWriter...) is imported when first used: asked for only
+from eunomia import defaults, exports
 from eunomia.bounds import check_url
-from eunomia.compare import Comparison
 from eunomia.errors import EunomiaError
-from eunomia.exports import (
-    Headline,
-    JsonlWriter,
-    Output,
-    RecordDigest,
-    RecordsJUnit,
-    ResultRecord,
-    RunHeader,
-    TextSink,
-    comparison_summary,
-    run_summary,
-    write_comparison_junit,
-)
+from eunomia.exports import Output
 from eunomia.kinds import Exported, Kind, kind_named
 from eunomia.run._engine import RunReport
 from eunomia.store import RunInfo, RunStore
+
+if TYPE_CHECKING:
+    from eunomia.compare import Comparison
+    from eunomia.exports import (
+        Headline,
+        JsonlWriter,
+        RecordDigest,
+        RecordsJUnit,
+        ResultRecord,
+        RunHeader,
+        TextSink,
+    )
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 """GitHub Actions' file of the step's Markdown summary (appended to)."""
@@ -141,14 +141,14 @@ def run_header(kind: Kind, run: RunInfo, results_dir: Path,
         facts.append(("A case passes at a score of at least", f"{pass_score:g}"))
     report = _report_text(results_dir / run.name / defaults.REPORT_FILE,
                           f"eunomia report {run.name} --results {results_dir}")
-    return RunHeader(run.name, f"{kind.title}, eunomia {kind.command}", run.status, facts,
-                     report)
+    return exports.RunHeader(run.name, f"{kind.title}, eunomia {kind.command}", run.status,
+                             facts, report)
 
 
 def headlines(kind: Kind, exported: Sequence[Exported]) -> list[Headline]:
     """One headline per exported summary (a target's suite, or a target over all suites)."""
-    return [Headline(e.target, e.suite, kind.leaderboard_row(e.target, [e]), e.notes,
-                     e.warnings, e.figures) for e in exported]
+    return [exports.Headline(e.target, e.suite, kind.leaderboard_row(e.target, [e]), e.notes,
+                             e.warnings, e.figures) for e in exported]
 
 
 def write_outputs(store: RunStore, run: RunInfo, exported: Sequence[Exported],
@@ -160,18 +160,18 @@ def write_outputs(store: RunStore, run: RunInfo, exported: Sequence[Exported],
         return []
     kind = kind_named(run.kind)
     records = kind.case_records(store, run, outputs.pass_score)
-    digest = RecordDigest()
+    digest = exports.RecordDigest()
     written: list[Path] = []
     first: ResultRecord | None = None
     with contextlib.ExitStack() as stack:
         sinks: list[JsonlWriter | RecordsJUnit | RecordDigest] = [digest]
         if outputs.jsonl is not None:
-            sinks.append(JsonlWriter(stack.enter_context(_sink(outputs.jsonl))))
+            sinks.append(exports.JsonlWriter(stack.enter_context(_sink(outputs.jsonl))))
             written.append(outputs.jsonl)
         if outputs.junit is not None:
-            sinks.append(RecordsJUnit(stack.enter_context(_sink(outputs.junit)), run.name,
-                                      targets=len(run.targets),
-                                      repeats=int(run.settings.get("repeats", 1))))
+            sinks.append(exports.RecordsJUnit(stack.enter_context(_sink(outputs.junit)),
+                                              run.name, targets=len(run.targets),
+                                              repeats=int(run.settings.get("repeats", 1))))
             written.append(outputs.junit)
         for record in records:
             first = first or record
@@ -181,8 +181,8 @@ def write_outputs(store: RunStore, run: RunInfo, exported: Sequence[Exported],
             sink.close()
     if outputs.summary_md is not None or outputs.step_summary is not None:
         threshold = first.pass_score if first is not None else outputs.pass_score
-        text = run_summary(run_header(kind, run, results_dir, threshold), kind.columns,
-                           headlines(kind, exported), digest)
+        text = exports.run_summary(run_header(kind, run, results_dir, threshold),
+                                   kind.columns, headlines(kind, exported), digest)
         written += _write_markdown(text, outputs)
     return written
 
@@ -245,10 +245,10 @@ def write_comparison_outputs(comparison: Comparison, outputs: CiOutputs,
     written: list[Path] = []
     if outputs.junit is not None:
         with _sink(outputs.junit) as out:
-            write_comparison_junit(comparison, out)
+            exports.write_comparison_junit(comparison, out)
         written.append(outputs.junit)
     if outputs.summary_md is not None or outputs.step_summary is not None:
-        text = comparison_summary(
+        text = exports.comparison_summary(
             comparison, None if report is None else _report_text(
                 report, f"eunomia report {comparison.a.name} --compare {comparison.b.name}"))
         written += _write_markdown(text, outputs)

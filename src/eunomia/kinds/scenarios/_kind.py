@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
 from eunomia import defaults
-from eunomia.exports import ResultRecord
 from eunomia.kinds import Exported, Validation
 from eunomia.kinds.scenarios._baseline import SCORE
 from eunomia.kinds.scenarios._compare import ScenarioFacts, definition_changes
 from eunomia.kinds.scenarios._export import export_scenarios
-from eunomia.kinds.scenarios._html import report_groups, report_leaderboard
 from eunomia.kinds.scenarios._records_out import scenario_records
 from eunomia.kinds.scenarios._terminal import (
     print_consistency,
@@ -23,9 +22,12 @@ from eunomia.kinds.scenarios._terminal import (
 )
 from eunomia.pricing import load_price_file
 from eunomia.report import Columns, LeaderboardRow
-from eunomia.report.html import CostBook, GroupReport
 from eunomia.scenarios import discover, load_scenario
-from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
+
+if TYPE_CHECKING:
+    from eunomia.exports import ResultRecord
+    from eunomia.report.html import CostBook, GroupReport
+    from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
 SCENARIO_COLUMNS = Columns("Target", "Score % (95% CI)", 1, "Cost", "Fleiss κ",
                            detection=True, score_label="Score %")
@@ -96,12 +98,18 @@ class ScenarioKind:
     def report_groups(self, store: RunStore, run: RunInfo, suite: SuiteInfo,
                       rows: Sequence[CaseRow], costs: CostBook, notes: list[str], *,
                       worst_cases: int, repeats: int) -> list[GroupReport]:
+        # the report's pages are built by `report` and `view` only, never by a run
+        from eunomia.kinds.scenarios._html import report_groups
+
         return report_groups(store, run, suite, rows, costs, notes, worst_cases=worst_cases,
                              repeats=repeats)
 
     def report_leaderboard(self, store: RunStore, run: RunInfo,
                            groups: Sequence[GroupReport], notes: list[str]
                            ) -> list[LeaderboardRow]:
+        # the report's pages are built by `report` and `view` only, never by a run
+        from eunomia.kinds.scenarios._html import report_leaderboard
+
         return report_leaderboard(run, groups)
 
     def run_facts(self, store: RunStore, run: RunInfo) -> ScenarioFacts:

@@ -4,26 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
 from eunomia import defaults
-from eunomia.compare import CaseFacts
 from eunomia.errors import EunomiaError
-from eunomia.exports import ResultRecord
 from eunomia.kinds import Exported, Validation
-from eunomia.kinds.tasks._files import baseline_spec, export_tasks, stored_summary
-from eunomia.kinds.tasks._judge_check import StoredCheck, stored_check
+from eunomia.kinds.tasks._files import export_tasks, stored_summary
 from eunomia.kinds.tasks._records_out import task_records
-from eunomia.kinds.tasks._tables import PROB_LABEL, prob_text
 from eunomia.kinds.tasks._terminal import print_tasks_summary, task_row
-from eunomia.kinds.tasks._warnings import run_warnings
 from eunomia.report import Columns, LeaderboardRow, rank
-from eunomia.report.html import CostBook, GroupReport, Metric, generic_group, targets_of
-from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 from eunomia.tasks import load_suites
+
+if TYPE_CHECKING:
+    from eunomia.compare import CaseFacts
+    from eunomia.exports import ResultRecord
+    from eunomia.report.html import CostBook, GroupReport
+    from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
 NOT_SUITES = frozenset({defaults.MANIFEST_FILE, defaults.LLM_COST_FILE,
                         defaults.MODEL_CONFIG_FILE})
@@ -94,31 +94,10 @@ class TaskKind:
         """The generic groups (status, score, cost and latency of every case); a
         candidate's run-level warnings go on its group of the run's first suite; with
         ``eval --judge-check``, the judge's verdict on the suite beside its scores."""
-        groups = [generic_group(suite.name, t, run.kind, [r for r in rows if r.target == t],
-                                costs) for t in targets_of(run, rows)]
-        suites = store.suites(run)
-        check = stored_check(run)
-        if check is not None:
-            _add_verdict(check, suite.name, groups)
-        if suites and suites[0].name == suite.name:
-            if check is not None:
-                overall = next((v for v in check.verdicts if v.suite is None), None)
-                if overall is not None:
-                    notes.append(overall.line())
-                notes.append(f"judge check stored as run {check.run} "
-                             f"(eunomia report {check.run})")
-            for g in groups:
-                try:
-                    summary = stored_summary(store, run, g.target,
-                                             g.target if len(run.targets) > 1 else None)
-                    g.warnings += run_warnings(summary, baseline_spec(run, g.target))
-                    weighted = prob_text(summary)
-                    if weighted is not None:  # over the whole run, shown with its first suite
-                        g.metrics.append(Metric(f"{PROB_LABEL}, whole run", None, "text",
-                                                weighted))
-                except (EunomiaError, KeyError, TypeError, ValueError, ValidationError):
-                    notes.append("the stored suites cannot be read; no warnings checked")
-        return groups
+        # the report's pages are built by `report` and `view` only, never by a run
+        from eunomia.kinds.tasks._html import report_groups
+
+        return report_groups(store, run, suite, rows, costs, notes)
 
     def report_leaderboard(self, store: RunStore, run: RunInfo,
                            groups: Sequence[GroupReport], notes: list[str]
@@ -134,20 +113,6 @@ class TaskKind:
 
     def definition_changes(self, suite: str, a: object, b: object) -> list[str] | None:
         return None if a == b else []
-
-
-def _add_verdict(check: StoredCheck, suite: str, groups: Sequence[GroupReport]) -> None:
-    """The judge's verdict on ``suite`` as a card after the mean score, and as a warning
-    of each group when its scores are not evidence."""
-    verdict = check.for_suite(suite)
-    if verdict is None:
-        return
-    for g in groups:
-        at = next((i + 1 for i, m in enumerate(g.metrics) if m.label == "Mean score"),
-                  len(g.metrics))
-        g.metrics.insert(at, Metric("Judge check", None, "text", verdict.short()))
-        if not verdict.trusted:
-            g.warnings.append(verdict.line())
 
 
 class _StoredScores:

@@ -10,9 +10,9 @@ The data of a page (``_model.py``) is built from the store (``_data.py``), each 
 filling in its own groups; ``_render.py`` turns it into HTML.
 """
 
+from eunomia.report._kind import ReportKind
+from eunomia.report.html._costs import CostBook
 from eunomia.report.html._data import (
-    CostBook,
-    ReportKind,
     build_run_report,
     generic_group,
     latencies,

@@ -10,68 +10,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Protocol
 
 from eunomia import defaults
-from eunomia.report._leaderboard import Columns, LeaderboardRow
+from eunomia.report._kind import ReportKind
+from eunomia.report.html._costs import CostBook
 from eunomia.report.html._model import (
     CaseLine,
     FailedCase,
     GroupReport,
     LatencyStats,
     Metric,
-    ModelCost,
     RunListing,
     RunReport,
 )
-from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
-
-
-class CostBook:
-    """Calls, tokens and cost per model (or per target when the model is not known)."""
-
-    def __init__(self) -> None:
-        self._acc: dict[str, list[float | int | bool]] = {}
-
-    def add(self, model: str, calls: int, input_tokens: int, output_tokens: int,
-            cost: float | None) -> None:
-        acc = self._acc.setdefault(model, [0, 0, 0, 0.0, False])
-        acc[0] += calls
-        acc[1] += input_tokens
-        acc[2] += output_tokens
-        if cost is None:
-            acc[4] = True
-        else:
-            acc[3] += cost
-
-    def result(self) -> list[ModelCost]:
-        return [ModelCost(model, int(a[0]), int(a[1]), int(a[2]),
-                          None if a[4] and not a[3] else float(a[3]))
-                for model, a in sorted(self._acc.items())]
-
-
-class ReportKind(Protocol):
-    """What a kind adds to the report of one of its runs."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def columns(self) -> Columns:
-        """The leaderboard's columns; their score label and digits are the report's too."""
-        ...
-
-    def report_groups(self, store: RunStore, run: RunInfo, suite: SuiteInfo,
-                      rows: Sequence[CaseRow], costs: CostBook, notes: list[str], *,
-                      worst_cases: int, repeats: int) -> list[GroupReport] | None:
-        """The groups of ``suite`` (one per target), or None for the generic ones."""
-        ...
-
-    def report_leaderboard(self, store: RunStore, run: RunInfo,
-                           groups: Sequence[GroupReport], notes: list[str]
-                           ) -> list[LeaderboardRow]:
-        """The ranked rows of a run with several targets, as in the terminal."""
-        ...
+from eunomia.store import CaseRow, RunInfo, RunStore
 
 
 def build_run_report(store: RunStore, run: RunInfo, kind: ReportKind, *,

@@ -1,0 +1,26 @@
+"""Names of a package imported when first used (PEP 562 ``__getattr__``): for the parts of
+a package that only some commands use, so that importing the package for its light parts
+does not load the rest."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+
+def lazy_names(package: str, modules: Mapping[str, Sequence[str]]) -> Callable[[str], Any]:
+    """A package ``__getattr__`` giving each name of ``modules`` (private module -> names)
+    from its module, imported at the first use of one of its names."""
+    module_of = {name: module for module, names in modules.items() for name in names}
+    namespace = sys.modules[package].__dict__
+
+    def getattr_(name: str) -> Any:
+        if name not in module_of:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        module = f"{package}.{module_of[name]}"
+        __import__(module)  # as an import statement does (seen by python -X importtime)
+        value = namespace[name] = getattr(sys.modules[module], name)
+        return value
+
+    return getattr_
