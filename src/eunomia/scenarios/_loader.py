@@ -12,6 +12,9 @@ import json
 import os
 import zlib
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 from eunomia import defaults
 from eunomia.errors import Diagnostic, Severity, error, has_errors, warning
@@ -170,6 +173,16 @@ class _Build:
         return tuple(default), diffs
 
 
+def _parsed(text: str) -> Any:
+    """The JSON text as the ``json`` module reads it, for the checks below (a mapping with a
+    ``type`` and ``elements``): by orjson, several times faster, unless it refuses the text
+    (NaN, invalid JSON: the ``json`` module then reads it, or names the error)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+
+
 def _read_cases(
     folder: Path, diags: list[Diagnostic]
 ) -> tuple[list[tuple[str, Path, str, str]], list[InvalidTestCase]] | None:
@@ -208,7 +221,7 @@ def _read_cases(
         diagram_type = ""
         try:
             text = path.read_text(encoding="utf-8-sig")
-            data = json.loads(text)
+            data = _parsed(text)
         except UnicodeDecodeError as exc:
             reason = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
         except json.JSONDecodeError as exc:
