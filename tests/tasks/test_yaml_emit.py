@@ -15,12 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from yaml.emitter import Emitter
 
-from eunomia.exports import _yaml
+from eunomia.exports import _pyyaml, _yaml
 from eunomia.exports._yaml import (
     DUMP_OPTIONS,
     END_MARKER,
     SuiteYaml,
     case_yaml,
+    cases_yaml,
     double_quoted,
     dump_yaml,
     libyaml_case_yaml,
@@ -143,7 +144,7 @@ class _LibyamlDumper(yaml.CSafeDumper):
     """libyaml alone: ``CSafeDumper`` with the same representer."""
 
 
-_LibyamlDumper.add_representer(str, _yaml._represent_str)
+_LibyamlDumper.add_representer(str, _pyyaml._represent_str)
 
 LONG_HARD_BREAK = "**Score**: 4  \n" + "The answer covers the key features of the product. " * 3
 LIBYAML_DIFFERS = {
@@ -232,6 +233,31 @@ def test_the_end_marker_follows_an_open_ended_last_case_only() -> None:
             assert text.endswith("\n" + END_MARKER) == marked
             assert text == dump_yaml(
                 cases if top_level is None else {**top_level, "test_cases": cases})
+
+
+@settings(_PROFILE, max_examples=150)
+@given(st.lists(_USUAL_CASES | _ANY_CASES | st.sampled_from(TRICKY).map(lambda v: {"k": v}),
+                max_size=12))
+def test_cases_written_together_are_each_one_s_text(cases: list[dict[str, Any]]) -> None:
+    one = [case_yaml(case) for case in cases]
+    assert cases_yaml(cases) == ("".join(text for text, _ in one), bool(one) and one[-1][1])
+
+
+def test_cases_are_written_together_around_the_ones_written_apart(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of plain cases in one document, between cases with strings put back (double
+    quoted, beyond U+FFFF), left to PyYAML, holding the placeholder, open-ended."""
+    apart = [{"q": "tab\there"}, {"e": "😀"}, {"k": "a\x85b"}, {"p": _yaml._PLACEHOLDER},
+             {"o": "x\n\n"}]
+    cases = [{"case_id": f"c{i}", "n": i, "text": "line\n" * (i % 3), **apart[i % 7]}
+             if i % 7 < len(apart) else {"case_id": f"c{i}", "ok": i % 2 == 0}
+             for i in range(40)]
+    monkeypatch.setattr(_yaml, "CASES_TOGETHER", 3)
+    for count in (1, 2, 5, 13, 40):
+        for top_level in (None, {"metadata": {"name": "n"}}):
+            assert _suite_file(cases[:count], top_level) == dump_yaml(
+                cases[:count] if top_level is None
+                else {**top_level, "test_cases": cases[:count]})
 
 
 def test_a_wrong_shape_or_top_level_is_refused() -> None:

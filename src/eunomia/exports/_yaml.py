@@ -2,8 +2,10 @@
 
 A task suite's result file (``tasks/<suite>.yaml``) reads exactly as PyYAML's pure-Python
 ``SafeDumper`` writes it with :data:`DUMP_OPTIONS` and multi-line text in block style ``|``:
-:func:`dump_yaml` and :func:`slow_case_yaml` are that reference. It is written a case at a
-time (:class:`SuiteYaml`, :func:`case_yaml`) by libyaml's C emitter, which writes the
+:func:`dump_yaml` and :func:`slow_case_yaml` are that reference (``exports/_pyyaml.py``).
+It is written a case at a time (:class:`SuiteYaml`, :func:`case_yaml`; several cases in one
+document when nothing is put back in their text, :func:`cases_yaml`) by libyaml's C
+emitter, which writes the
 same text except in these cases (libyaml 0.2.5; tests/tasks/test_yaml_emit.py and
 bench/bench_yaml.py show each):
 
@@ -37,12 +39,10 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Mapping
-from itertools import chain
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
 import yaml
-from yaml.emitter import Emitter
 from yaml.events import (
     DocumentEndEvent,
     DocumentStartEvent,
@@ -56,58 +56,21 @@ from yaml.events import (
     StreamStartEvent,
 )
 
-WIDTH: Final = 100
-INDENT: Final = 2
-DUMP_OPTIONS: Final[dict[str, Any]] = {"sort_keys": False, "allow_unicode": True,
-                                       "width": WIDTH}
-END_MARKER: Final = "...\n"
-"""Ends a document whose last scalar is an open-ended ``|+`` block."""
-
-_STR = "tag:yaml.org,2002:str"
+from eunomia.exports._pyyaml import DUMP_OPTIONS as DUMP_OPTIONS
+from eunomia.exports._pyyaml import END_MARKER as END_MARKER
+from eunomia.exports._pyyaml import INDENT as INDENT
+from eunomia.exports._pyyaml import STR_TAG as _STR
+from eunomia.exports._pyyaml import WIDTH as WIDTH
+from eunomia.exports._pyyaml import Dumper as Dumper
+from eunomia.exports._pyyaml import double_quoted as double_quoted
+from eunomia.exports._pyyaml import dump_yaml as dump_yaml
+from eunomia.exports._pyyaml import slow_case_yaml as slow_case_yaml
 
 
 class Writable(Protocol):
     """Where a suite's file is written (a text file, ``io.StringIO``, ``Output``)."""
 
     def write(self, text: str, /) -> object: ...
-
-
-# --- the reference: PyYAML's pure-Python dumper ------------------------------------------
-class Dumper(yaml.SafeDumper):
-    """PyYAML's ``SafeDumper`` with block style (``|``) for multi-line text, so prompts and
-    answers stay readable."""
-
-
-def _represent_str(dumper: yaml.representer.SafeRepresenter, value: str) -> yaml.ScalarNode:
-    return dumper.represent_scalar(_STR, value, style="|" if "\n" in value else None)
-
-
-Dumper.add_representer(str, _represent_str)
-
-
-def dump_yaml(data: Any) -> str:
-    """``data`` as a whole YAML document, by PyYAML's pure-Python dumper."""
-    text: str = yaml.dump(data, Dumper=Dumper, **DUMP_OPTIONS)
-    return text
-
-
-def slow_case_yaml(case: Any) -> tuple[str, bool]:
-    """:func:`case_yaml` by PyYAML's own dumper (the reference): ``dump_yaml([case])``
-    without the end marker an open-ended last item makes it add."""
-    stream = io.StringIO()
-    dumper = Dumper(stream, default_flow_style=False, **DUMP_OPTIONS)
-    try:
-        dumper.open()
-        dumper.represent([case])
-        open_ended = bool(dumper.open_ended)
-        dumper.close()
-    finally:
-        dumper.dispose()
-    text = stream.getvalue()
-    if open_ended:
-        assert text.endswith("\n" + END_MARKER), text[-20:]
-        text = text[:-len(END_MARKER)]
-    return text, open_ended
 
 
 # --- one case by libyaml -----------------------------------------------------------------
@@ -221,8 +184,28 @@ _TAGS = {bool: "tag:yaml.org,2002:bool", int: "tag:yaml.org,2002:int",
          float: "tag:yaml.org,2002:float", type(None): "tag:yaml.org,2002:null"}
 
 
+_other_events: dict[tuple[type, Any], ScalarEvent] = {}
+"""Events of the bools, small ints, None and floats met (a float by its ``repr``: -0.0 is
+equal to 0.0, NaN to nothing)."""
+
+
 def _other_event(value: Any) -> ScalarEvent:
-    """The event of a bool, int, float or None, as PyYAML's safe representer writes it."""
+    """The event of a bool, int, float or None, as PyYAML's safe representer writes it
+    (remembered)."""
+    kind = type(value)
+    if kind not in _TAGS:
+        raise _Unsupported
+    key = (kind, repr(value) if kind is float else value)
+    found = _other_events.get(key)
+    if found is None:
+        found = _new_other_event(value)
+        if len(_other_events) >= _CACHE_SIZE:
+            _other_events.clear()
+        _other_events[key] = found
+    return found
+
+
+def _new_other_event(value: Any) -> ScalarEvent:
     kind = type(value)
     tag = _TAGS.get(kind)
     if tag is None:
@@ -243,10 +226,12 @@ def _other_event(value: Any) -> ScalarEvent:
 class _Case:
     """One case's events for libyaml and what its text needs afterwards."""
 
-    __slots__ = ("astral", "events", "private", "quoted", "seen")
+    __slots__ = ("astral", "back", "events", "private", "quoted", "seen")
 
     def __init__(self) -> None:
         self.events: list[Event | None] = list(_OPEN)
+        self.back: list[tuple[str, str]] | None = None
+        """The pairs (astral, private) to map back once written."""
         self.quoted: list[tuple[str, int]] = []
         """The double-quoted strings in order, with their indentation."""
         self.astral: list[tuple[int, str]] = []
@@ -354,16 +339,25 @@ class _Sink:
 
 def libyaml_case_yaml(case: Any) -> tuple[str, bool] | None:
     """:func:`case_yaml` written by libyaml, or None when the case is left to PyYAML."""
+    item = _built(case)
+    return None if item is None else _finished(item)
+
+
+def _built(case: Any) -> _Case | None:
+    """``case``'s events for libyaml (None: the case is left to PyYAML)."""
     if _CEmitter is None:
         return None
     item = _Case()
     try:
         item.node(case, 0, False)
-        back = item.translate_astral() if item.astral else None
+        item.back = item.translate_astral() if item.astral else None
     except _Unsupported:
         return None
-    events = item.events
-    events += _CLOSE
+    return item
+
+
+def _emitted(events: list[Event | None]) -> str:
+    """libyaml's text of a document of ``events`` (the end marker of a ``|+`` block off)."""
     sink = _Sink()
     emitter = _CEmitter(sink, allow_unicode=True, width=WIDTH)
     emit = emitter.emit
@@ -372,8 +366,16 @@ def libyaml_case_yaml(case: Any) -> tuple[str, bool] | None:
     text = "".join(sink.parts)
     if text.endswith("\n" + END_MARKER):  # libyaml's, after any "|+" block (a line of its own)
         text = text[:-len(END_MARKER)]
-    if back:
-        text = _replace(text, back, back=True)
+    return text
+
+
+def _finished(item: _Case) -> tuple[str, bool] | None:
+    """The text of a case built by :func:`_built`, and whether it ends open."""
+    events = item.events
+    events += _CLOSE
+    text = _emitted(events)
+    if item.back:
+        text = _replace(text, item.back, back=True)
     if item.quoted:
         if text.count(_PLACEHOLDER) != len(item.quoted):  # the placeholder in a case's text
             return None
@@ -381,6 +383,48 @@ def libyaml_case_yaml(case: Any) -> tuple[str, bool] | None:
     # Open-ended: the last scalar is a "|+" block, the one thing here that ends in an empty
     # line (other blocks end with their last line; folded lines are indented).
     return text, text.endswith("\n\n")
+
+
+def cases_yaml(cases: Sequence[Any]) -> tuple[str, bool]:
+    """The texts of :func:`case_yaml` of ``cases``, one after the other, and whether the last
+    ends open (False without a case).
+
+    The cases libyaml writes as they are (neither double-quoted strings nor characters
+    beyond U+FFFF to put back) are written together, as the items of one sequence: the same
+    text as one at a time (items of a block sequence are written one after the other, each
+    from the start of a line), without an emitter and a document per case."""
+    parts: list[str] = []
+    together: list[tuple[Any, _Case]] = []
+    open_ended = False
+    for case in cases:
+        item = _built(case)
+        if item is not None and not item.quoted and not item.back:
+            together.append((case, item))
+            continue
+        if together:
+            parts.append(_together(together))
+            together = []
+        text, open_ended = case_yaml(case) if item is None else \
+            (_finished(item) or slow_case_yaml(case))
+        parts.append(text)
+    if together:
+        parts.append(_together(together))
+    text = "".join(parts)
+    return text, (text.endswith("\n\n") if together else open_ended)
+
+
+def _together(run: list[tuple[Any, _Case]]) -> str:
+    """The text of cases built by :func:`_built` without strings to put back, written as
+    the items of one document's sequence."""
+    events: list[Event | None] = list(_OPEN)
+    skip = len(_OPEN)
+    for _, item in run:
+        events += item.events[skip:]
+    events += _CLOSE
+    text = _emitted(events)
+    if _PLACEHOLDER in text:  # a case holds the placeholder: each one by itself
+        return "".join(case_yaml(case)[0] for case, _ in run)
+    return text
 
 
 def _put_quoted(text: str, quoted: list[tuple[str, int]]) -> str:
@@ -397,77 +441,11 @@ def _put_quoted(text: str, quoted: list[tuple[str, int]]) -> str:
     return "".join(parts)
 
 
-# --- PyYAML's double-quoted style ---------------------------------------------------------
-_ESCAPED = re.compile("[^\\x20\\x21\\x23-\\x5b\\x5d-\\x7e"
-                      "\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
-"""What PyYAML escapes in a double-quoted string (with ``allow_unicode``): ``"``, ``\\``,
-U+0085, U+2028, U+2029, U+FEFF and every character it does not count printable."""
-_REPLACEMENTS: dict[str, str] = Emitter.ESCAPE_REPLACEMENTS
-
-
-def _escape(char: str) -> str:
-    found = _REPLACEMENTS.get(char)
-    if found is not None:
-        return "\\" + found
-    code = ord(char)
-    if code <= 0xFF:
-        return f"\\x{code:02X}"
-    if code <= 0xFFFF:
-        return f"\\u{code:04X}"
-    return f"\\U{code:08X}"
-
-
-def double_quoted(text: str, column: int, indent: int, width: int = WIDTH) -> str:
-    """``text`` double-quoted as PyYAML's ``Emitter.write_double_quoted`` writes it (with
-    ``allow_unicode``, split at the line width) when its opening quote is at ``column`` and
-    its continuation lines are indented by ``indent``: the same text, computed an escape
-    and a line at a time rather than a character at a time.
-
-    PyYAML breaks the line (a ``\\`` at its end; a ``\\`` before a space that begins the
-    next) at a space, or right after an escape sequence, once the text since the last
-    break would pass ``width``; never at the first or the last character."""
-    out = ['"']
-    col = column + 1  # the column of text[start]
-    start = 0  # the first character not yet written
-    last = len(text) - 1
-    fold = "\n" + " " * indent
-    pos = 0  # the first character of the run of unescaped characters
-    for match in chain(_ESCAPED.finditer(text), (None,)):
-        stop = match.start() if match is not None else len(text)
-        if pos < stop:  # the run text[pos:stop]
-            checked = pos
-            if start == pos and 0 < pos < last and col > width:  # right after an escape
-                out += ("\\", fold)
-                col = indent
-                if text[pos] == " ":
-                    out.append("\\")
-                    col += 1
-                checked = pos + 1
-            while True:  # the spaces where the line has passed the width
-                space = text.find(" ", max(checked, start + width - col + 1, 1), min(stop, last))
-                if space < 0:
-                    break
-                out += (text[start:space], "\\", fold, "\\")
-                start, col, checked = space, indent + 1, space + 1
-        if match is None:
-            break
-        out.append(text[start:stop])
-        col += stop - start
-        escape = _escape(text[stop])
-        out.append(escape)
-        col += len(escape)
-        start = pos = stop + 1
-        if 0 < stop < last and col - 1 > width:
-            out += ("\\", fold)
-            col = indent
-            if text[start] == " ":
-                out.append("\\")
-                col += 1
-    out += (text[start:], '"')
-    return "".join(out)
-
-
 # --- a suite's file written a case at a time ---------------------------------------------------
+CASES_TOGETHER: Final = 64
+"""Cases a :class:`SuiteYaml` writes together (:func:`cases_yaml`)."""
+
+
 class SuiteYaml:
     """A suite's output file written to ``out`` a case at a time: the same text as
     :func:`dump_yaml` of the whole suite, ``dump_yaml(cases)`` (``shape`` ``list``) or
@@ -484,20 +462,32 @@ class SuiteYaml:
         """A mapping's other keys, written before ``test_cases``."""
         self.count = 0
         self.open_ended = False
+        self._pending: list[Any] = []
+        """Cases added and not written yet (:data:`CASES_TOGETHER` at most)."""
 
     def _document(self, cases: list[Any]) -> Any:
         return cases if self.shape == "list" else {**self.top_level, "test_cases": cases}
 
     def add(self, case: Any) -> None:
+        """Add ``case`` (written with the next ones, by :func:`cases_yaml`: it must not
+        change until :meth:`close`)."""
         if not self.count and self.shape == "mapping":
             head = dump_yaml(self._document([0]))
             assert head.endswith("test_cases:\n- 0\n"), head[-40:]
             self.out.write(head[:-len("- 0\n")])
-        text, self.open_ended = case_yaml(case)
-        self.out.write(text)
+        self._pending.append(case)
         self.count += 1
+        if len(self._pending) >= CASES_TOGETHER:
+            self._write()
+
+    def _write(self) -> None:
+        if self._pending:
+            text, self.open_ended = cases_yaml(self._pending)
+            self.out.write(text)
+            self._pending = []
 
     def close(self) -> None:
+        self._write()
         if not self.count:
             self.out.write(dump_yaml(self._document([])))
         elif self.open_ended:

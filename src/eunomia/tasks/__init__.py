@@ -7,7 +7,7 @@ Load with :func:`load_suites`; ``eunomia.kinds.tasks`` runs them; :func:`summari
 
 from eunomia.tasks._context import CaseContext, assistant, system, user
 from eunomia.tasks._loader import discover, load_suite, load_suites
-from eunomia.tasks._model import CheckSpec, LoadedCase, TaskCase, TaskSuite, Turn
+from eunomia.tasks._model import CheckSpec, Entry, LoadedCase, TaskCase, TaskSuite, Turn
 from eunomia.tasks._records import CaseMeta, CaseRecord
 from eunomia.tasks._result import (
     CallRecord,
@@ -21,7 +21,6 @@ from eunomia.tasks._result import (
 from eunomia.tasks._rows import RepeatConsistency, RepeatStat, SpeedRow
 from eunomia.tasks._snapshot import (
     SNAPSHOT_FORMAT,
-    Entry,
     StoredCases,
     iter_entries,
     loaded_case,

@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from eunomia import defaults
 from eunomia.errors import Diagnostic, EunomiaError, Severity, error, key_path
 from eunomia.judge import Rubric
-from eunomia.tasks._model import LoadedCase, SuiteFile, TaskCase, TaskSuite
+from eunomia.tasks._model import Entry, LoadedCase, SuiteFile, TaskCase, TaskSuite
 from eunomia.tasks._snapshot import loaded_case
 from eunomia.tasks._stream import Fallback, ItemDoc, Loc, Stream
 from eunomia.tasks.categories import TaskCategory, categories, category_for, category_for_file
@@ -312,10 +312,15 @@ class Spool:
             self._out = None
 
     def __iter__(self) -> Iterator[LoadedCase]:
+        for entry in self.entries():
+            yield loaded_case(entry)
+
+    def entries(self) -> Iterator[Entry]:
+        """The spooled cases as written, not built again."""
         with self.path.open("rb") as lines:
             for line in lines:
                 name, kind, index, at, raw = orjson.loads(line)
-                yield loaded_case((name, kind, index, at, raw))
+                yield name, kind, index, at, raw
 
 
 def _remove(path: Path) -> None:
@@ -334,12 +339,24 @@ class _Pass:
     skipped: frozenset[int]
     spool: Spool | None = None
 
-    def __call__(self) -> Iterator[LoadedCase]:
+    def _check(self) -> None:
         try:
             if _stat(self.path) != (self.layout.size, self.layout.mtime_ns):
                 raise _changed(self.path)
         except OSError:
             raise _changed(self.path) from None
+
+    def entries(self) -> Iterator[Entry]:
+        """The cases as :data:`Entry` s: from the spool without building them again."""
+        if self.spool is None:
+            for case in self():
+                yield case.name, case.kind, case.index, case.line, case.raw_json
+            return
+        self._check()
+        yield from self.spool.entries()
+
+    def __call__(self) -> Iterator[LoadedCase]:
+        self._check()
         if self.spool is not None:
             yield from self.spool
             return

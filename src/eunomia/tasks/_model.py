@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, Literal, overload
+from typing import Any, Literal, Protocol, overload, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -181,6 +181,19 @@ class LoadedCase(BaseModel):
 
 CaseSource = Callable[[], Iterator[LoadedCase]]
 """Where a suite's cases come from: each call starts a new pass over them, in file order."""
+
+Entry = tuple[str, str, int, int | None, str]
+"""One usable case as stored: name, kind, index in the file, line, the case as JSON text."""
+
+
+@runtime_checkable
+class EntrySource(Protocol):
+    """A :data:`CaseSource` that also gives its cases as :data:`Entry` s, without building
+    (validating) them: a pass that only copies or selects cases takes these."""
+
+    def __call__(self) -> Iterator[LoadedCase]: ...
+
+    def entries(self) -> Iterator[Entry]: ...
 
 
 class CaseList(Sequence[LoadedCase]):

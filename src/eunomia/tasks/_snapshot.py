@@ -19,12 +19,10 @@ from typing import Any, Literal
 
 from eunomia import defaults
 from eunomia.store import RunInfo, RunStore, SuiteInfo
-from eunomia.tasks._model import LoadedCase, SuiteFields, TaskCase, TaskSuite
+from eunomia.tasks._model import Entry, EntrySource, LoadedCase, SuiteFields, TaskCase, TaskSuite
+from eunomia.tasks._records import CaseMeta
 
 SNAPSHOT_FORMAT = "eunomia.task-suite.chunked/1"
-
-Entry = tuple[str, str, int, int | None, str]
-"""One case of a chunk: name, kind, index in the file, line, the case as JSON text."""
 
 
 class SuiteHeader(SuiteFields):
@@ -37,19 +35,15 @@ class SuiteHeader(SuiteFields):
     """Blob hashes of the chunks, in file order: each a JSON list of :data:`Entry`."""
 
 
-def _entry(case: LoadedCase) -> list[Any]:
-    return [case.name, case.kind, case.index, case.line, case.raw_json]
-
-
 def write_snapshot(store: RunStore, run: RunInfo, suite: TaskSuite, prices: Any) -> TaskSuite:
     """Store ``suite`` (one pass over its cases) and its price table for ``run``; the suite
     as read back from the store (its passes read the stored chunks, not the file)."""
     size = defaults.TASK_SNAPSHOT_CHUNK_CASES
     chunks: list[str] = []
-    chunk: list[list[Any]] = []
+    chunk: list[Entry] = []
     count = 0
-    for case in suite.cases:
-        chunk.append(_entry(case))
+    for entry in iter_entries(suite):  # copied, not built: each case was checked at loading
+        chunk.append(entry)
         count += 1
         if len(chunk) >= size:
             chunks.append(store.put_json(chunk))
@@ -108,8 +102,53 @@ def read_suite(store: RunStore, info: SuiteInfo) -> TaskSuite:
 
 def iter_entries(suite: TaskSuite) -> Iterator[Entry]:
     """The cases of ``suite`` as entries: without building them when it is stored."""
-    if isinstance(suite.source, StoredCases):
+    if isinstance(suite.source, EntrySource):  # stored, or spooled by the loading pass
         yield from suite.source.entries()
         return
     for case in suite.cases:
         yield case.name, case.kind, case.index, case.line, case.raw_json
+
+
+_META_FIELDS = ("category", "sub_category", "difficulty_level", "human_score")
+"""The fields of a case its :class:`CaseMeta` is made of (with its kind)."""
+_METAS_KEPT = 4096
+
+
+def _hashable(value: Any) -> Any:
+    """``value`` (a JSON value) as a key: its type kept (``1`` is not ``1.0`` or ``True``)."""
+    if type(value) is list:
+        return list, tuple((type(x), x) for x in value)
+    return type(value), value
+
+
+class EntryMetas:
+    """The :class:`CaseMeta` of stored entries, each distinct one validated once.
+
+    A meta depends on the entry's kind and four fields of the case, each validated by
+    itself (no validator of :class:`TaskCase` looks at two fields): the cases that give
+    the same values share one meta, made by validating those fields alone, so the whole
+    case is neither parsed as a model nor validated for it (an export reads every case).
+    Equal metas are shared (``shared``, as :meth:`CaseMeta.of`).
+    """
+
+    def __init__(self, shared: dict[CaseMeta, CaseMeta] | None = None) -> None:
+        self.shared: dict[CaseMeta, CaseMeta] = {} if shared is None else shared
+        self._known: dict[tuple[Any, ...], CaseMeta] = {}
+
+    def of(self, entry: Entry, raw: dict[str, Any] | None = None) -> CaseMeta:
+        """The meta of ``entry`` (``raw``: its case, parsed, when the caller has it)."""
+        case = json.loads(entry[4]) if raw is None else raw
+        try:
+            key = (entry[1], *(_hashable(case.get(k)) for k in _META_FIELDS))
+            found = self._known.get(key)
+        except (TypeError, AttributeError):  # an unhashable value (invalid), not a mapping
+            return CaseMeta.of(loaded_case(entry), self.shared)
+        if found is None:
+            fields = TaskCase.model_validate({k: case[k] for k in _META_FIELDS if k in case})
+            found = CaseMeta.of(LoadedCase(name=entry[0], kind=entry[1], index=entry[2],
+                                           line=entry[3], case=fields, raw_json=entry[4]),
+                                self.shared)
+            if len(self._known) >= _METAS_KEPT:
+                self._known.clear()
+            self._known[key] = found
+        return found

@@ -41,6 +41,7 @@ from eunomia.stats import (
     quantile,
 )
 from eunomia.stats._validate import FloatArray
+from eunomia.tasks._figures import CaseFigures, case_figures
 from eunomia.tasks._records import CaseMeta, CaseRecord
 from eunomia.tasks._rows import (
     RepeatConsistency,
@@ -191,8 +192,12 @@ class SummaryBuilder:
 
     A case's records (its repeats) must come one after the other, as the run store gives
     them (ordered by suite, case, repeat); the figures are then those of :func:`summarize`
-    on the list of every record. ``repeats`` (1 + the highest repeat among the records
-    that are not invalid), when known, spares keeping what ``--repeat`` > 1 needs.
+    on the list of every record. The intervals depend on that order (a bootstrap resamples
+    the cases' means in the order they came), so an export feeds the records in the store's
+    order whatever order it read them in: a record by its figures (:meth:`add_figures`),
+    its answer apart (:meth:`answer`, whose counts do not depend on the order).
+    ``repeats`` (1 + the highest repeat among the records that are not invalid), when
+    known, spares keeping what ``--repeat`` > 1 needs.
     """
 
     def __init__(self, *, candidate: str, judge: str, weights: Mapping[str, float],
@@ -251,96 +256,96 @@ class SummaryBuilder:
         self._case_scores = []
 
     def add(self, r: CaseRecord) -> None:
+        self.add_figures(r.suite, r.case_name, r.info, case_figures(r))
+        if r.result is not None and r.status not in ("failed", "invalid"):
+            self.answer(r.result.response)
+
+    def add_figures(self, suite: str, case_name: str, meta: CaseMeta | None,
+                    f: CaseFigures) -> None:
+        """:meth:`add` of a record given by its figures (:func:`case_figures`) and its
+        case's groups, without its answer (see :meth:`answer`)."""
         out = self.out
+        status = f.status
         out.total += 1
-        if r.status == "scored":
+        if status == "scored":
             out.scored += 1
-        elif r.status == "unscored":
+        elif status == "unscored":
             out.unscored += 1
-        elif r.status == "invalid":
+        elif status == "invalid":
             out.invalid += 1
         else:
             out.failed += 1
-        failure = r.failure
-        if failure is not None:
+        if f.reason is not None:
+            failure = (suite, case_name, f.repeat, status, f.reason)
             out.failure_count += 1
             if len(out.failures) < FAILURES_KEPT:
                 out.failures.append(failure)
-            if r.status == "failed" and (failure[4] in out.failure_reasons
-                                         or len(out.failure_reasons) < FAILURES_KEPT):
-                out.failure_reasons[failure[4]] += 1
-        out.cache_hits += int(r.cached)
-        if r.status == "invalid":
+            if status == "failed" and (f.reason in out.failure_reasons
+                                       or len(out.failure_reasons) < FAILURES_KEPT):
+                out.failure_reasons[f.reason] += 1
+        out.cache_hits += int(f.cached)
+        if status == "invalid":
             return
-        key = (r.suite, r.case_name)
+        key = (suite, case_name)
         if key != self._key:
             self._close_case()
             self._key = key
-            meta = r.info
             self._case_groups = [self._overall, *(self._group(g, v)
-                                                  for g, v in _group_values(r.suite, meta))]
+                                                  for g, v in _group_values(suite, meta))]
             self._case_weight = self._weights.get(meta.difficulty if meta else "", 1.0)
             self._case_human = meta.human_score if meta is not None else None
             if self._repeats is not None:
-                self._case_row = self._repeats.new_case(r.suite, r.case_name)
-        res = r.result
-        checks = res.all_checks() if res is not None else []
-        passed = sum(c.passed for c in checks)
-        scored, unscored = r.status == "scored", r.status == "unscored"
-        failed = r.status == "failed"
+                self._case_row = self._repeats.new_case(suite, case_name)
+        passed, total = f.checks_passed, f.checks_total
+        scored, unscored = status == "scored", status == "unscored"
+        failed = status == "failed"
         for g in self._case_groups:
             g.cases += 1
             g.scored += scored
             g.unscored += unscored
             g.failed += failed
             g.checks_passed += passed
-            g.checks_total += len(checks)
-        score = r.score
+            g.checks_total += total
+        score = f.score
         if score is not None:
             self._case_scores.append(score)
         if self._repeats is not None:
-            self._repeats.add(self._case_row, r.repeat, score)
-        if res is None:
+            self._repeats.add(self._case_row, f.repeat, score)
+        if not f.answered:
             return
-        if r.status != "failed":
-            self._answer(res.response)
-        prob = res.prob_score
+        prob = f.prob
         if prob is not None and score is not None:
             self._prob.append(prob)
             self._prob_sampled.append(score)
         elif score is not None:
             out.prob_missing += 1
-        out.judge_scores.update(v.score for v in res.all_verdicts() if v.score is not None)
-        for verdicts in (res.verdicts, *(t.verdicts for t in res.turns)):
-            if len(verdicts) >= 2:
-                self._unit_sizes.append(len(verdicts))
-                self._units.extend(_NAN if v.score is None else float(v.score)
-                                   for v in verdicts)
+        judged = out.judge_scores
+        for v in f.verdicts:
+            if v is not None:
+                judged[v] += 1
+        for unit in f.units:
+            self._unit_sizes.append(len(unit))
+            self._units.extend(_NAN if v is None else float(v) for v in unit)
         tokens = self._tokens
-        for c in res.calls:
-            if c.role == "candidate":
-                tokens[0] += c.input_tokens
-                tokens[1] += c.output_tokens
-            elif c.role == "judge":
-                tokens[2] += c.input_tokens
-                tokens[3] += c.output_tokens
+        for role, model, i, o, k in f.calls:
+            if role == "candidate":
+                tokens[0] += i
+                tokens[1] += o
+            elif role == "judge":
+                tokens[2] += i
+                tokens[3] += o
             if self._prices is not None:
-                _count_tokens(self._calls, c.model, c.input_tokens, c.output_tokens,
-                              c.cached_input_tokens)
-                if c.role == "candidate":
-                    _count_tokens(self._candidate_calls, c.model, c.input_tokens,
-                                  c.output_tokens, c.cached_input_tokens)
-        latency = res.candidate_latency_s
-        if latency is not None:
-            self._latencies.append(latency)
-        s = res.speed
-        if s is not None:
-            self._speed.append(SpeedRow(
-                r.suite, r.case_name, r.repeat, s.expected_words, s.output_words,
-                s.output_tokens, s.latency_s, s.time_to_first_token_s, s.words_per_second,
-                s.length_adherence))
+                _count_tokens(self._calls, model, i, o, k)
+                if role == "candidate":
+                    _count_tokens(self._candidate_calls, model, i, o, k)
+        if f.latency is not None:
+            self._latencies.append(f.latency)
+        if f.speed is not None:
+            self._speed.append(SpeedRow(suite, case_name, f.repeat, *f.speed))
 
-    def _answer(self, text: str) -> None:
+    def answer(self, text: str) -> None:
+        """Count a candidate's answer (of a record neither failed nor invalid): what the
+        summary keeps of answers (counts, up to 2 distinct) is the same in any order."""
         out = self.out
         out.answers += 1
         out.empty_answers += not text.strip()

@@ -13,19 +13,31 @@
   ``inference_speed.svg``          latency against output length, with the fitted line
   ``tasks_results.json``           the summary in JSON; ``failures.json`` every unscored case
 
-Written as the store is read, piece by piece: each suite file in file order, a chunk of its
-cases at a time (their stored results fetched by name); the tables and the summary in the
-store's order, one case at a time. Every file is written incrementally (through a temporary
-file, renamed when complete), so an export holds a chunk of cases, the summary's compact
-arrays and a name -> case index of one suite, whatever the size of the run.
+Written as the store is read, in one pass: each suite in file order, a chunk of its cases
+at a time (their stored results fetched by name, each read and validated once), its YAML
+file written as it goes. The tables, ``failures.json`` and the summary take the cases in
+the store's order (suite, target, case, repeat) as before: what they need of each record
+(its row, its figures: small plain values) waits by key (``_reorder.Parked``: in memory,
+or in a temporary file for a large suite) until the suite's YAML is written, then is fed
+in that order — so the summary's intervals are those of the same records fed the same way.
+Every file is written incrementally (through a temporary file, renamed when complete), so
+an export holds a chunk of cases, the summary's compact arrays, a name -> case index of
+one suite and what waits of its records (~6 MB at most, then ~80 bytes each),
+whatever the size of the run. A row met twice (a name two cases share) sends its suite's
+tables back to the store's own order, reading those rows' answers again; rows no case of
+their suite names (a case taken out of the suite file since, on ``--resume``: the store
+holds more rows than were met) send the whole export back to it.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
+from typing import Any, Protocol
 
 from eunomia import defaults
 from eunomia.exports import (
@@ -46,6 +58,7 @@ from eunomia.kinds.tasks._judge_check import (
     stored_check,
     verdict_rows,
 )
+from eunomia.kinds.tasks._reorder import Parked
 from eunomia.kinds.tasks._tables import (
     CASE_COLUMNS,
     PROB_LABEL,
@@ -76,9 +89,11 @@ from eunomia.tasks import (
     SummaryBuilder,
     TasksSummary,
     TaskSuite,
-    loaded_case,
+    iter_entries,
     read_suite,
 )
+from eunomia.tasks._figures import CaseFigures, case_figures
+from eunomia.tasks._snapshot import EntryMetas
 
 
 def task_records(store: RunStore, run: RunInfo, target: str | None = None
@@ -114,40 +129,41 @@ def export_tasks(store: RunStore, run: RunInfo, results_dir: Path) -> list[Expor
     With several candidate models (a matrix run) each gets the files below in its own
     folder, ``results/<run>/<model>/``, like a scenario run's ``<run>/<target>/<scenario>``.
     """
+    exported = _export(store, run, results_dir, walk=False)
+    if sum(e.summary.total for e in exported) != store.run_totals(run).cases:
+        # rows no case of their suite names: every file again, in the store's own order
+        exported = _export(store, run, results_dir, walk=True)
+    return exported
+
+
+def _export(store: RunStore, run: RunInfo, results_dir: Path, *, walk: bool
+            ) -> list[Exported]:
     base = results_dir / run.name
     targets = run.targets or ["?"]
     if len(targets) == 1:
-        return [_export_candidate(store, run, targets[0], None, base)]
-    return [_export_candidate(store, run, t, t, base / file_safe(t)) for t in targets]
+        return [_export_candidate(store, run, targets[0], None, base, walk)]
+    return [_export_candidate(store, run, t, t, base / file_safe(t), walk) for t in targets]
 
 
 def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str | None,
-                      base: Path) -> Exported:
+                      base: Path, walk: bool) -> Exported:
     """The files of one candidate's cases (every case of the run when ``target`` is None),
-    written while the store is read: see the module's docstring."""
+    written while the store is read: see the module's docstring. ``walk``: the tables take
+    the stored rows of each suite as the store gives them (not only the rows its cases
+    name)."""
     infos = store.suites(run)
     builder = _builder(store, run, candidate, target, infos)
     tables = base / "tables"
     yaml_files: list[Path] = []
-    shared: dict[CaseMeta, CaseMeta] = {}
-    with CsvOutput(tables / "cases.csv", CASE_COLUMNS) as cases, \
+    with Output(tables / "cases.csv") as cases, \
             Output(base / "failures.json") as failures_out:
-        failures = JsonList(failures_out)
+        sink = _Tables(store, run, builder, csv.writer(cases), JsonList(failures_out))
         for info in infos:
             suite = read_suite(store, info)
             targets = [target] if target is not None else store.targets_of(run, info.name)
-            metas: dict[str, CaseMeta] = {}  # this suite's cases by name (for the tables)
-            yaml_files.append(write_suite_yaml(
-                store, run, suite, targets, base / "tasks" / f"{suite.name}.yaml", metas,
-                shared))
-            for row in store.iter_cases(run, info.name, target):
-                record = stored_record(store, info.name, row, metas.get(row.case_name))
-                builder.add(record)
-                cases.row(table_row(record))
-                failure = record.failure
-                if failure is not None:
-                    failures.add(failure_json(failure))
-        failures.close()
+            yaml_files.append(sink.suite(suite, targets, target,
+                                         base / "tasks" / f"{suite.name}.yaml", walk))
+        sink.failures.close()
     summary = builder.finish()
     baseline = baseline_spec(run, candidate)
     check = stored_check(run)
@@ -194,6 +210,78 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
     return out
 
 
+_Key = tuple[str, str, int]
+"""A stored row's place in the store's order within its suite: target, case, repeat."""
+
+
+class _Rows(Protocol):
+    """A CSV writer (``csv.writer``)."""
+
+    def writerow(self, row: Iterable[Any], /) -> Any: ...
+
+
+class _Tables:
+    """``cases.csv``, ``failures.json`` and the summary of an export, fed in the store's order
+    from the records met in each suite's file order (each record read once)."""
+
+    def __init__(self, store: RunStore, run: RunInfo, builder: SummaryBuilder,
+                 cases: _Rows, failures: JsonList) -> None:
+        self.store = store
+        self.run = run
+        self.builder = builder
+        self.cases = cases
+        """``cases.csv``: what ``CsvOutput`` writes, values in column order (no dict)."""
+        cases.writerow(CASE_COLUMNS)
+        self.failures = failures
+        self.entry_metas = EntryMetas()
+
+    def suite(self, suite: TaskSuite, targets: Sequence[str], target: str | None, path: Path,
+              walk: bool) -> Path:
+        """Write ``path`` (the suite's YAML) and feed the suite's records in the store's order
+        (``walk``: as the store gives its rows, those no case names included)."""
+        store, run, name = self.store, self.run, suite.name
+        metas: dict[str, CaseMeta] = {}  # the suite's cases by name (for the tables)
+        again: set[str] = set()  # names met twice in the suite (the tables take the last)
+        with Parked[_Key]() as parked:
+            park = partial(_park, self.builder, parked, {t: t for t in targets})
+            write_suite_yaml(store, run, suite, targets, path, metas, self.entry_metas, park,
+                             again)
+            # the rows of its unusable cases (not in its chunks)
+            unusable = [n for n in dict.fromkeys(n for n, _ in suite.invalid) if n not in metas]
+            for t in targets if unusable else ():
+                for row in store.cases_named(run, name, t, unusable):
+                    record = stored_record(store, name, row, None)
+                    park(row.case_name, row, record, case_figures(record))
+            if not (again or walk):
+                # the store's order is that of the keys (the rows no case names, if any, are
+                # found by export_tasks, which then walks every suite)
+                for key, (line, f) in parked.in_order():
+                    self._feed(name, key[1], metas.get(key[1]), line, CaseFigures._make(f))
+                return path
+            # rows no case of the suite names or a name met twice: the store's rows give
+            # the order
+            for row in store.iter_cases(run, name, target):
+                meta = metas.get(row.case_name)
+                found = parked.take((row.target, row.case_name, row.repeat))
+                if found is None:
+                    record = stored_record(store, name, row, meta)
+                    f = case_figures(record)
+                    line = _digest(self.builder, record, f)
+                else:
+                    line, f = found[0], CaseFigures._make(found[1])
+                    if row.case_name in again:  # its row as the case's last entry gives it
+                        line = table_row(stored_record(store, name, row, meta), f)
+                self._feed(name, row.case_name, meta, line, f)
+        return path
+
+    def _feed(self, suite: str, name: str, meta: CaseMeta | None, line: Sequence[Any],
+              f: CaseFigures) -> None:
+        self.builder.add_figures(suite, name, meta, f)
+        self.cases.writerow(line)
+        if f.reason is not None:
+            self.failures.add(failure_json((suite, name, f.repeat, f.status, f.reason)))
+
+
 def baseline_spec(run: RunInfo, candidate: str) -> str | None:
     """The spec of the trivial baseline ``candidate`` is in ``run`` (None: a model)."""
     found = (run.settings.get("baselines") or {}).get(candidate)
@@ -220,13 +308,29 @@ def stored_summary(store: RunStore, run: RunInfo, candidate: str,
     memory."""
     infos = store.suites(run)
     builder = _builder(store, run, candidate, target, infos)
-    shared: dict[CaseMeta, CaseMeta] = {}
+    entry_metas = EntryMetas()
     for info in infos:
-        metas = {entry[0]: CaseMeta.of(loaded_case(entry), shared)
-                 for chunk in _chunks(read_suite(store, info)) for entry in chunk}
+        metas = {entry[0]: entry_metas.of(entry) for entry in iter_entries(read_suite(store, info))}
         for row in store.iter_cases(run, info.name, target):
             builder.add(stored_record(store, info.name, row, metas.get(row.case_name)))
     return builder.finish()
+
+
+def _park(builder: SummaryBuilder, parked: Parked[_Key], targets: dict[str, str],
+          name: str, row: CaseRow, record: CaseRecord, f: CaseFigures) -> None:
+    """Keep what the tables and the summary need of ``record`` until the store's order asks
+    for it, under its key made of strings already held (``name`` as the suite gives it, the
+    target of ``targets``): a parked row costs only its own tuple."""
+    key = (targets.get(row.target, row.target), name, row.repeat)
+    parked.put(key, (_digest(builder, record, f), tuple(f)))
+
+
+def _digest(builder: SummaryBuilder, r: CaseRecord, f: CaseFigures) -> tuple[Any, ...]:
+    """The row of ``r`` in ``cases.csv`` (``f``: its figures); its answer is counted at once
+    (in any order: :meth:`SummaryBuilder.answer`)."""
+    if r.result is not None and r.status not in ("failed", "invalid"):
+        builder.answer(r.result.response)
+    return table_row(r, f)
 
 
 def stored_record(store: RunStore, suite: str, row: CaseRow, meta: CaseMeta | None
@@ -260,10 +364,16 @@ def _chunks(suite: TaskSuite) -> Iterator[list[Entry]]:
 
 def write_suite_yaml(store: RunStore, run: RunInfo, suite: TaskSuite, targets: Sequence[str],
                      path: Path, metas: dict[str, CaseMeta] | None = None,
-                     shared: dict[CaseMeta, CaseMeta] | None = None) -> Path:
+                     entry_metas: EntryMetas | None = None,
+                     each: Callable[[str, CaseRow, CaseRecord, CaseFigures], None] | None = None,
+                     again: set[str] | None = None) -> Path:
     """``tasks/<suite>.yaml``: the suite in file order, a chunk of cases at a time with the
     stored records of those cases (of ``targets``); the same bytes as :func:`suite_yaml`.
-    Fills ``metas`` (case name -> what the tables need of it)."""
+    Fills ``metas`` (case name -> what the tables need of it) and gives ``each`` every
+    stored row of those cases with its case's name and its record (the result read once);
+    a name met again (``again``) gives its rows to the file only."""
+    if entry_metas is None:
+        entry_metas = EntryMetas()
     with Output(path) as out:
         writer = SuiteYaml(out, suite.shape, suite.top_level)
         for chunk in _chunks(suite):
@@ -274,10 +384,28 @@ def write_suite_yaml(store: RunStore, run: RunInfo, suite: TaskSuite, targets: S
                     rows[row.case_name].append(row)
             for entry in chunk:
                 name = entry[0]
+                raw = json.loads(entry[4])
+                meta = None
+                given = each
                 if metas is not None:
-                    metas[name] = CaseMeta.of(loaded_case(entry), shared)
-                mine = sorted((stored_record(store, suite.name, r, None)
-                               for r in rows.get(name, ())), key=lambda r: r.repeat)
-                writer.add(case_fields(json.loads(entry[4]), mine))
+                    if name in metas:  # met again: its rows went to each already
+                        given = None
+                        if again is not None:
+                            again.add(name)
+                    meta = metas[name] = entry_metas.of(entry, raw)  # before raw grows
+                mine: list[tuple[CaseRecord, CaseFigures]] = []
+                for row in rows.get(name, ()):
+                    record = stored_record(store, suite.name, row, meta)
+                    f = case_figures(record)
+                    if given is not None:
+                        given(name, row, record, f)
+                    mine.append((record, f))
+                if len(mine) > 1:
+                    mine.sort(key=_repeat)
+                writer.add(case_fields(raw, [m[0] for m in mine], [m[1] for m in mine]))
         writer.close()
     return path
+
+
+def _repeat(mine: tuple[CaseRecord, CaseFigures]) -> int:
+    return mine[0].repeat

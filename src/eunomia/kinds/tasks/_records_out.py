@@ -17,7 +17,8 @@ from eunomia.errors import EunomiaError
 from eunomia.exports import ResultRecord, outcome_of
 from eunomia.kinds.tasks._files import stored_record
 from eunomia.store import CaseRow, RunInfo, RunStore
-from eunomia.tasks import CaseMeta, iter_entries, loaded_case, read_suite
+from eunomia.tasks import CaseMeta, iter_entries, read_suite
+from eunomia.tasks._snapshot import EntryMetas
 
 DEFAULT_PASS_SCORE = 3.0
 """A judged case passes at this mean score or above (0-5)."""
@@ -39,10 +40,9 @@ def task_records(store: RunStore, run: RunInfo,
                  pass_score: float | None = None) -> Iterator[ResultRecord]:
     """Every stored case of ``run``, by suite and candidate, in the store's order."""
     threshold = check_pass_score(pass_score)
-    shared: dict[CaseMeta, CaseMeta] = {}
+    entry_metas = EntryMetas()
     for info in store.suites(run):
-        metas = {entry[0]: CaseMeta.of(loaded_case(entry), shared)
-                 for entry in iter_entries(read_suite(store, info))}
+        metas = {entry[0]: entry_metas.of(entry) for entry in iter_entries(read_suite(store, info))}
         for row in store.iter_cases(run, info.name):  # ordered by target, case, repeat
             yield task_record(store, run, row, metas.get(row.case_name), threshold)
 

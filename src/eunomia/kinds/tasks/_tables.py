@@ -9,7 +9,7 @@ and each case's fields appended to the suite's YAML (:func:`case_fields`).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from eunomia.exports import LIST_HERE, dump_yaml
@@ -20,12 +20,14 @@ from eunomia.tasks import (
     CaseMeta,
     CaseRecord,
     CaseResult,
+    CheckResult,
     GroupStat,
     RepeatStat,
     SpeedRow,
     TasksSummary,
     TaskSuite,
 )
+from eunomia.tasks._figures import CaseFigures, case_figures, mean_score
 
 CASE_COLUMNS = (
     "suite", "case_id", "kind", "category", "sub_category", "difficulty", "repeat", "status",
@@ -53,24 +55,33 @@ def _num(value: float | None, digits: int = 4) -> str:
     return "" if value is None else f"{round(value, digits):g}"
 
 
-def _result_fields(result: CaseResult | None, status: str, error: str | None
-                   ) -> dict[str, Any]:
-    """The fields appended to a case: response, score, feedback, then the details."""
+def _check_json(c: CheckResult) -> dict[str, Any]:
+    """``c.model_dump()``, written out (a check's fields are plain values)."""
+    return {"name": c.name, "passed": c.passed, "detail": c.detail}
+
+
+def _result_fields(result: CaseResult | None, status: str, error: str | None,
+                   f: CaseFigures) -> dict[str, Any]:
+    """The fields appended to a case: response, score, feedback, then the details (``f``:
+    the record's figures, so as not to walk its verdicts again)."""
     if result is None:
         return {"response_candidate_model": None, "score": None,
                 "judge_feedback": None, "status": status, "error": error}
+    score = f.score if f.status == "scored" else \
+        mean_score([v for v in f.verdicts if v is not None])  # CaseResult.score
     out: dict[str, Any] = {
         "response_candidate_model": result.response,
-        "score": None if result.score is None else round(result.score, 3),
+        "score": None if score is None else round(score, 3),
         "judge_feedback": result.feedback or None,
-        "status": result.status,
+        "status": "failed" if result.error is not None else  # CaseResult.status
+        "scored" if score is not None else "unscored",
     }
     if len(result.verdicts) > 1:
         out["judge_scores"] = [v.score for v in result.verdicts]
-    prob = result.prob_score
-    if prob is not None:
-        out["judge_prob_score"] = round(prob, 3)
-    unscored = [v.raw for v in result.all_verdicts() if v.status == "unscored"]
+    if f.prob is not None:
+        out["judge_prob_score"] = round(f.prob, 3)
+    unscored = [v.raw for v in (result.all_verdicts() if result.turns else result.verdicts)
+                if v.status == "unscored"]
     if unscored:
         out["judge_raw_unscored"] = unscored
     if result.turns:
@@ -80,11 +91,11 @@ def _result_fields(result: CaseResult | None, status: str, error: str | None
                        round(sum(v.score for v in t.verdicts if v.score is not None)
                              / len([v for v in t.verdicts if v.score is not None]), 3)),
              "judge_feedback": "\n".join(v.feedback for v in t.verdicts) or None,
-             **({"check_results": [c.model_dump() for c in t.checks]} if t.checks else {})}
+             **({"check_results": [_check_json(c) for c in t.checks]} if t.checks else {})}
             for t in result.turns
         ]
     if result.checks:
-        out["check_results"] = [c.model_dump() for c in result.checks]
+        out["check_results"] = [_check_json(c) for c in result.checks]
     if result.speed is not None:
         out["speed"] = result.speed.model_dump()
     if result.error:
@@ -105,17 +116,22 @@ def suite_yaml(suite: TaskSuite, records: list[CaseRecord]) -> str:
     return dump_yaml({**suite.top_level, "test_cases": cases})
 
 
-def case_fields(raw: dict[str, Any], mine: list[CaseRecord]) -> dict[str, Any]:
-    """``raw`` (a case as written) with its records' results appended, as in the output."""
+def case_fields(raw: dict[str, Any], mine: Sequence[CaseRecord],
+                figures: Sequence[CaseFigures] | None = None) -> dict[str, Any]:
+    """``raw`` (a case as written) with its records' results appended, as in the output
+    (``figures``: those of ``mine``, when they are at hand)."""
     if not mine:
         return raw
+    if figures is None:
+        figures = [case_figures(r) for r in mine]
     if len(mine) == 1:
-        raw.update(_result_fields(mine[0].result, mine[0].status, mine[0].error))
+        r = mine[0]
+        raw.update(_result_fields(r.result, r.status, r.error, figures[0]))
     else:
-        scores = [r.score for r in mine if r.score is not None]
+        scores = [f.score for f in figures if f.score is not None]
         raw["score"] = round(sum(scores) / len(scores), 3) if scores else None
-        raw["repeats"] = [{"repeat": r.repeat, **_result_fields(r.result, r.status, r.error)}
-                          for r in mine]
+        raw["repeats"] = [{"repeat": r.repeat, **_result_fields(r.result, r.status, r.error, f)}
+                          for r, f in zip(mine, figures, strict=True)]
     return raw
 
 
@@ -134,37 +150,31 @@ def summary_row(g: GroupStat) -> dict[str, Any]:
             "checks_total": g.checks_total}
 
 
-def table_row(r: CaseRecord) -> dict[str, Any]:
-    """One row of ``cases.csv``."""
+def table_row(r: CaseRecord, f: CaseFigures | None = None) -> tuple[Any, ...]:
+    """One row of ``cases.csv``, its values in the order of :data:`CASE_COLUMNS` (``f``: the
+    record's figures, when they are at hand)."""
+    if f is None:
+        f = case_figures(r)
     c: CaseMeta | None = r.info
     res = r.result
-    checks = res.all_checks() if res else []
-    ins = sum(x.input_tokens for x in res.calls) if res else 0
-    outs = sum(x.output_tokens for x in res.calls) if res else 0
-    return {
-        "suite": r.suite, "case_id": r.case_name, "kind": c.kind if c else "",
-        "category": c.category if c else "",
-        "sub_category": "; ".join(c.sub_categories) if c else "",
-        "difficulty": c.difficulty if c else "", "repeat": r.repeat, "status": r.status,
-        "score": _num(r.score),
-        "judge_scores": " ".join("-" if v.score is None else str(v.score)
-                                 for v in res.all_verdicts()) if res else "",
-        "prob_score": _num(res.prob_score) if res else "",
-        "human_score": _num(c.human_score) if c else "",
-        "checks_passed": sum(x.passed for x in checks), "checks_total": len(checks),
-        "failed_checks": "; ".join(f"{x.name}: {x.detail}".strip(": ")
-                                   for x in checks if not x.passed),
-        "latency_s": _num(res.candidate_latency_s) if res else "",
-        "time_to_first_token_s": _num(res.speed.time_to_first_token_s)
-        if res and res.speed else "",
-        "output_words": res.speed.output_words if res and res.speed else "",
-        "input_tokens": ins, "output_tokens": outs, "cost": _num(r.cost, 8),
-        "attempts": r.attempts, "cached": r.cached, "error": r.error or "",
-    }
-
-
-def table_rows(records: list[CaseRecord]) -> list[dict[str, Any]]:
-    return [table_row(r) for r in records]
+    failed = ""
+    if res is not None and f.checks_passed < f.checks_total:
+        failed = "; ".join(f"{x.name}: {x.detail}".strip(": ")
+                           for x in res.all_checks() if not x.passed)
+    speed = f.speed
+    calls = f.calls
+    return (
+        r.suite, r.case_name, c.kind if c else "", c.category if c else "",
+        "; ".join(c.sub_categories) if c else "", c.difficulty if c else "", r.repeat,
+        r.status, _num(f.score),
+        " ".join("-" if v is None else str(v) for v in f.verdicts) if res else "",
+        _num(f.prob) if res else "", _num(c.human_score) if c else "",
+        f.checks_passed, f.checks_total, failed,
+        _num(f.latency) if res else "", _num(speed[4]) if speed else "",
+        speed[1] if speed else "",
+        sum(x[2] for x in calls), sum(x[3] for x in calls),
+        _num(r.cost, 8), r.attempts, r.cached, r.error or "",
+    )
 
 
 def speed_row(r: SpeedRow) -> dict[str, Any]:
