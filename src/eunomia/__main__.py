@@ -1,3 +1,3 @@
-from eunomia.cli import main
+from eunomia.cli import command
 
-main()
+command()
