@@ -80,8 +80,10 @@ class StoredCases:
 
 def loaded_case(entry: Entry) -> LoadedCase:
     name, kind, index, line, raw = entry
+    # the JSON text as it was written (json.dumps of the loaded item): pydantic reads it
+    # as json.loads would, in one step
     return LoadedCase(name=name, kind=kind, index=index, line=line,
-                      case=TaskCase.model_validate(json.loads(raw)), raw_json=raw)
+                      case=TaskCase.model_validate_json(raw), raw_json=raw)
 
 
 def _from_header(store: RunStore, header: SuiteHeader) -> TaskSuite:
