@@ -59,3 +59,12 @@ def test_exit_handlers_run_and_the_code_is_kept(tmp_path: Path) -> None:
                              capture_output=True, timeout=60)
         assert got.returncode == code
         assert got.stdout.rstrip().endswith("handler ran")
+
+
+def test_a_profiler_still_writes_its_results(tmp_path: Path) -> None:
+    """Under cProfile (bench/profile_cli.py) or coverage, Python exits as usual."""
+    out = tmp_path / "version.prof"
+    got = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), "-m", "eunomia",
+                          "version"], cwd=tmp_path, text=True, capture_output=True, timeout=60)
+    assert got.returncode == 0, got.stderr
+    assert out.is_file() and out.stat().st_size > 0

@@ -44,6 +44,15 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+def _observed() -> bool:
+    """Whether a profiler, tracer or coverage tool watches this process: it writes its
+    results at Python's exit, which the quick exit would skip."""
+    monitoring = getattr(sys, "monitoring", None)  # Python 3.12+ (coverage's sysmon core)
+    watched = monitoring is not None and any(
+        monitoring.get_tool(tool) is not None for tool in range(6))
+    return sys.getprofile() is not None or sys.gettrace() is not None or watched
+
+
 def command() -> None:
     """The installed ``eunomia`` command: :func:`main`, then a quick exit.
 
@@ -52,13 +61,13 @@ def command() -> None:
     system frees a process's memory at once. So once :func:`main` is done and only this
     thread is left, the exit handlers run (temporary files, logging), the output is
     flushed and the process ends with its exit code. Otherwise (other threads, an exit
-    with a message) Python exits as usual."""
+    with a message, a profiler or coverage watching) Python exits as usual."""
     try:
         main()
         code: object = 0
     except SystemExit as exc:
         code = 0 if exc.code is None else exc.code
-    if not isinstance(code, int) or threading.active_count() > 1:
+    if not isinstance(code, int) or threading.active_count() > 1 or _observed():
         raise SystemExit(code)
     atexit._run_exitfuncs()  # what Python's exit would run (weakref.finalize, logging)
     for stream in (sys.stdout, sys.stderr):
