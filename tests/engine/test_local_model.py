@@ -14,21 +14,13 @@ from pathlib import Path
 
 import pytest
 from tests.support.cli import run_cli
+from tests.support.local_model import require_local_model
 
-from eunomia.errors import EunomiaError
 from eunomia.scenarios import Scenario
 from eunomia.targets.llm import LLMTarget
 
-pytest.importorskip("llama_cpp", reason="the local extra (llama-cpp-python) is not installed")
-
 MODEL = os.environ.get("EUNOMIA_ENGINE_TEST_MODEL", "gemma3-270m")
-
-try:
-    from eunomia.models import ensure_weights
-
-    ensure_weights(MODEL)
-except EunomiaError as exc:  # pragma: no cover - depends on the environment
-    pytest.skip(f"weights of {MODEL} not installed: {exc.message}", allow_module_level=True)
+require_local_model(MODEL)
 
 pytestmark = pytest.mark.slow
 

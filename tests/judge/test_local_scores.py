@@ -7,19 +7,12 @@ Needs the ``local`` extra and gemma3-270m's weights; skipped otherwise.
 from __future__ import annotations
 
 import pytest
+from tests.support.local_model import require_local_model
 
-from eunomia.errors import EunomiaError
 from eunomia.judge import Judge, JudgeItem, expected_score, parse_answer
-from eunomia.models import ensure_weights
-
-pytest.importorskip("llama_cpp", reason="the local extra (llama-cpp-python) is not installed")
 
 MODEL = "gemma3-270m"
-
-try:
-    ensure_weights(MODEL)
-except EunomiaError as exc:  # pragma: no cover - depends on the environment
-    pytest.skip(f"weights of {MODEL} not installed: {exc.message}", allow_module_level=True)
+require_local_model(MODEL)
 
 pytestmark = pytest.mark.slow
 

@@ -12,18 +12,10 @@ from pathlib import Path
 
 import pytest
 from tests.judge_check.conftest import invoke
-
-from eunomia.errors import EunomiaError
-from eunomia.models import ensure_weights
-
-pytest.importorskip("llama_cpp", reason="the local extra (llama-cpp-python) is not installed")
+from tests.support.local_model import require_local_model
 
 MODEL = "gemma3-270m"
-
-try:
-    ensure_weights(MODEL)
-except EunomiaError as exc:  # pragma: no cover - depends on the environment
-    pytest.skip(f"weights of {MODEL} not installed: {exc.message}", allow_module_level=True)
+require_local_model(MODEL)
 
 pytestmark = pytest.mark.slow
 

@@ -10,22 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.support.local_model import require_local_model
 
-from eunomia.errors import EunomiaError
-from eunomia.models import ChatMessage, ChatRequest, GenerationSettings, ensure_weights
+from eunomia.models import ChatMessage, ChatRequest, GenerationSettings
 from eunomia.models.providers.likelihood import OptionsQuestion, OptionsRequest
 from eunomia.models.providers.local import LocalProvider
 from eunomia.scenarios import Scenario
 from eunomia.targets.llm import LLMTarget
 
-pytest.importorskip("llama_cpp", reason="the local extra (llama-cpp-python) is not installed")
-
 MODEL = "qwen2.5-coder-0.5b"
-
-try:
-    ensure_weights(MODEL)
-except EunomiaError as exc:  # pragma: no cover - depends on the environment
-    pytest.skip(f"weights of {MODEL} not installed: {exc.message}", allow_module_level=True)
+require_local_model(MODEL)
 
 pytestmark = pytest.mark.slow
 

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
-import pytest
 import pytest_asyncio
 from aiohttp import web
+from tests.support.local_model import require_local_model
 
-from eunomia.errors import EunomiaError
 from eunomia.model_server import ServedModel, served_model, start_model_server
 
 MODEL = "gemma3-270m"
@@ -29,13 +28,7 @@ ALIASES = ("gpt-eunomia-local", "grader")
 
 
 def _needs_model() -> None:
-    pytest.importorskip("llama_cpp", reason="the local extra (llama-cpp-python) is not installed")
-    from eunomia.models import ensure_weights
-
-    try:
-        ensure_weights(MODEL)
-    except EunomiaError as exc:  # pragma: no cover - depends on the environment
-        pytest.skip(f"weights of {MODEL} not installed: {exc.message}")
+    require_local_model(MODEL)
 
 
 @dataclass(slots=True)

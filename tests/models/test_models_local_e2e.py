@@ -6,19 +6,13 @@ import asyncio
 from typing import Any
 
 import pytest
+from tests.support.local_model import require_local_model
 
-from eunomia.errors import EunomiaError
-from eunomia.models import ChatMessage, ChatRequest, GenerationSettings, ensure_weights, get_model
+from eunomia.models import ChatMessage, ChatRequest, GenerationSettings, get_model
 from eunomia.models.providers.local import LocalProvider
 
-pytest.importorskip("llama_cpp", reason="the local extra (llama-cpp-python) is not installed")
-
 MODEL = "gemma3-270m"
-
-try:
-    ensure_weights(MODEL)
-except EunomiaError as exc:  # pragma: no cover - depends on the environment
-    pytest.skip(f"weights of {MODEL} not installed: {exc.message}", allow_module_level=True)
+require_local_model(MODEL)
 
 pytestmark = pytest.mark.slow
 

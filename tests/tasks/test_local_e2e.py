@@ -12,22 +12,16 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from tests.support.local_model import require_local_model
 from tests.tasks.conftest import write
 
 from eunomia.api import RunOptions, run_tasks
-from eunomia.errors import EunomiaError
-from eunomia.models import GenerationSettings, ensure_weights, resolve_spec
+from eunomia.models import GenerationSettings, resolve_spec
 from eunomia.scheduler import RetryPolicy
 from eunomia.tasks import load_suites
 
-pytest.importorskip("llama_cpp", reason="the local extra (llama-cpp-python) is not installed")
-
 MODEL = "gemma3-270m"
-
-try:
-    ensure_weights(MODEL)
-except EunomiaError as exc:  # pragma: no cover - depends on the environment
-    pytest.skip(f"weights of {MODEL} not installed: {exc.message}", allow_module_level=True)
+require_local_model(MODEL)
 
 pytestmark = pytest.mark.slow
 
