@@ -410,6 +410,15 @@ class RunStore:
         for r in self._read(sql, params):
             yield case_row(r)
 
+    def count_cases(self, run: RunInfo, suite: str, target: str | None = None) -> int:
+        """How many cases of ``suite`` (of ``target``) the run has stored."""
+        sql = "SELECT COUNT(*) FROM cases WHERE run_id=? AND suite=?"
+        params: list[Any] = [run.id, suite]
+        if target is not None:
+            sql += " AND target=?"
+            params.append(target)
+        return int(self._read(sql, params).fetchone()[0])
+
     def targets_of(self, run: RunInfo, suite: str) -> list[str]:
         return [r[0] for r in self._read(
             "SELECT DISTINCT target FROM cases WHERE run_id=? AND suite=? ORDER BY target",

@@ -24,9 +24,9 @@ Every file is written incrementally (through a temporary file, renamed when comp
 an export holds a chunk of cases, the summary's compact arrays, a name -> case index of
 one suite and what waits of its records (~6 MB at most, then ~80 bytes each),
 whatever the size of the run. A row met twice (a name two cases share) sends its suite's
-tables back to the store's own order, reading those rows' answers again; rows no case of
-their suite names (a case taken out of the suite file since, on ``--resume``: the store
-holds more rows than were met) send the whole export back to it.
+tables back to the store's own order, reading those rows' answers again, and so do rows
+no case of their suite names (a case taken out of the suite file since, on ``--resume``:
+the store holds more rows of the suite than were met).
 """
 
 from __future__ import annotations
@@ -129,28 +129,17 @@ def export_tasks(store: RunStore, run: RunInfo, results_dir: Path) -> list[Expor
     With several candidate models (a matrix run) each gets the files below in its own
     folder, ``results/<run>/<model>/``, like a scenario run's ``<run>/<target>/<scenario>``.
     """
-    exported = _export(store, run, results_dir, walk=False)
-    if sum(e.summary.total for e in exported) != store.run_totals(run).cases:
-        # rows no case of their suite names: every file again, in the store's own order
-        exported = _export(store, run, results_dir, walk=True)
-    return exported
-
-
-def _export(store: RunStore, run: RunInfo, results_dir: Path, *, walk: bool
-            ) -> list[Exported]:
     base = results_dir / run.name
     targets = run.targets or ["?"]
     if len(targets) == 1:
-        return [_export_candidate(store, run, targets[0], None, base, walk)]
-    return [_export_candidate(store, run, t, t, base / file_safe(t), walk) for t in targets]
+        return [_export_candidate(store, run, targets[0], None, base)]
+    return [_export_candidate(store, run, t, t, base / file_safe(t)) for t in targets]
 
 
 def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str | None,
-                      base: Path, walk: bool) -> Exported:
+                      base: Path) -> Exported:
     """The files of one candidate's cases (every case of the run when ``target`` is None),
-    written while the store is read: see the module's docstring. ``walk``: the tables take
-    the stored rows of each suite as the store gives them (not only the rows its cases
-    name)."""
+    written while the store is read: see the module's docstring."""
     infos = store.suites(run)
     builder = _builder(store, run, candidate, target, infos)
     tables = base / "tables"
@@ -162,7 +151,7 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
             suite = read_suite(store, info)
             targets = [target] if target is not None else store.targets_of(run, info.name)
             yaml_files.append(sink.suite(suite, targets, target,
-                                         base / "tasks" / f"{suite.name}.yaml", walk))
+                                         base / "tasks" / f"{suite.name}.yaml"))
         sink.failures.close()
     summary = builder.finish()
     baseline = baseline_spec(run, candidate)
@@ -235,10 +224,10 @@ class _Tables:
         self.failures = failures
         self.entry_metas = EntryMetas()
 
-    def suite(self, suite: TaskSuite, targets: Sequence[str], target: str | None, path: Path,
-              walk: bool) -> Path:
+    def suite(self, suite: TaskSuite, targets: Sequence[str], target: str | None, path: Path
+              ) -> Path:
         """Write ``path`` (the suite's YAML) and feed the suite's records in the store's order
-        (``walk``: as the store gives its rows, those no case names included)."""
+        (as the store gives its rows when some were not met: those no case names)."""
         store, run, name = self.store, self.run, suite.name
         metas: dict[str, CaseMeta] = {}  # the suite's cases by name (for the tables)
         again: set[str] = set()  # names met twice in the suite (the tables take the last)
@@ -252,9 +241,8 @@ class _Tables:
                 for row in store.cases_named(run, name, t, unusable):
                     record = stored_record(store, name, row, None)
                     park(row.case_name, row, record, case_figures(record))
-            if not (again or walk):
-                # the store's order is that of the keys (the rows no case names, if any, are
-                # found by export_tasks, which then walks every suite)
+            if not again and len(parked) == store.count_cases(run, name, target):
+                # every stored row was met: the store's order is that of the keys
                 for key, (line, f) in parked.in_order():
                     self._feed(name, key[1], metas.get(key[1]), line, CaseFigures._make(f))
                 return path
