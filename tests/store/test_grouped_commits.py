@@ -146,6 +146,23 @@ def test_small_blobs_are_stored_raw_and_large_ones_with_zlib() -> None:
     assert decompress(zlib.compress(b'{"a": 1}')) == b'{"a": 1}'
 
 
+def test_blobs_read_in_bulk_are_those_read_one_by_one(tmp_path: Path) -> None:
+    """Stored ones and those still waiting for their commit; a query per few hundred; a
+    missing one is an error naming the store."""
+    store, _run = _store(tmp_path)
+    datas = [json_bytes({"i": i, "pad": "x" * (i % 3) * 700}) for i in range(1200)]
+    stored = [store.put_blob(d) for d in datas[:1100]]
+    with store.grouped():
+        waiting = [store.put_blob(d) for d in datas[1100:]]
+        got = store.get_blobs([*reversed(stored), *waiting, stored[0]])
+        assert got == {blob_hash(d): d for d in datas}
+        assert all(got[h] == store.get_blob(h) for h in (stored[7], waiting[3]))
+    with pytest.raises(EunomiaError, match="eunomia.db is missing blob 000000000000"):
+        store.get_blobs([stored[1], "0" * 64])
+    assert store.get_blobs([]) == {}
+    store.close()
+
+
 async def test_a_rerun_reads_its_cached_answers_in_bulk(
     examples_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -143,10 +143,10 @@ def _check_export(db: RunStore, out: Path, walked: set[str] | None = None
 
     read: list[tuple[str, str, str, int]] = []
 
-    def record(store: RunStore, suite: str, row: CaseRow, meta: CaseMeta | None
-               ) -> CaseRecord:
+    def record(store: RunStore, suite: str, row: CaseRow, meta: CaseMeta | None,
+               blobs: Mapping[str, bytes] | None = None) -> CaseRecord:
         read.append((suite, row.target, row.case_name, row.repeat))
-        return stored_record(store, suite, row, meta)
+        return stored_record(store, suite, row, meta, blobs)
 
     db.iter_cases = counted  # type: ignore[method-assign]
     try:

@@ -1,6 +1,12 @@
-"""The SQLite schema of the run store."""
+"""The SQLite schema of the run store, and opening a store file at this schema."""
 
 from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from eunomia import defaults
+from eunomia.errors import EunomiaError
 
 SCHEMA_VERSION = 3
 """2 added ``cases.attempt_log``, 3 small blobs stored as they are (after a zero byte, see
@@ -70,3 +76,57 @@ UPGRADES: dict[int, str] = {
     2: "SELECT 1",  # zlib blobs stay readable: nothing to convert
 }
 """The statement that brings a store from version N to N + 1."""
+
+
+def store_error(path: Path, what: str, exc: BaseException) -> EunomiaError:
+    """``what`` failed on the store at ``path``, said with what the user can do about it."""
+    detail = str(exc)
+    if "locked" in detail:
+        detail += " (another process is writing to it; try again when it has finished)"
+    elif "disk" in detail or "full" in detail:
+        detail += " (free some disk space; everything stored so far is kept)"
+    return EunomiaError(f"{what} {path}: {detail}")
+
+
+def open_store(path: Path) -> sqlite3.Connection:
+    """The store file at ``path`` (created if need be, upgraded from an older schema) in WAL
+    mode; an error naming the file when it cannot be opened or is of a newer Eunomia."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, timeout=defaults.STORE_BUSY_TIMEOUT_S,
+                             isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.executescript(SCHEMA)
+        db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                   (str(SCHEMA_VERSION),))
+    except (sqlite3.Error, OSError) as exc:
+        raise store_error(path, "cannot open the run store", exc) from None
+    version = int(db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise EunomiaError(f"run store {path} was written by a newer Eunomia "
+                           f"(schema {version} > {SCHEMA_VERSION})")
+    if version < SCHEMA_VERSION:
+        _upgrade(db, path, version)
+    return db
+
+
+def _upgrade(db: sqlite3.Connection, path: Path, version: int) -> None:
+    """Bring a store written by an earlier Eunomia to this schema (in one transaction)."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        try:  # another process may have upgraded it meanwhile
+            version = int(db.execute(
+                "SELECT value FROM meta WHERE key='schema_version'").fetchone()[0])
+            for step in range(version, SCHEMA_VERSION):
+                db.execute(UPGRADES[step])
+            db.execute("UPDATE meta SET value=? WHERE key='schema_version'",
+                       (str(SCHEMA_VERSION),))
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    except sqlite3.Error as exc:
+        raise store_error(path, f"cannot upgrade (schema {version} to {SCHEMA_VERSION})",
+                          exc) from None

@@ -26,7 +26,7 @@ from eunomia import __version__, defaults
 from eunomia.errors import EunomiaError
 from eunomia.store._blobs import blob_hash, compress, decompress, json_bytes
 from eunomia.store._rows import CaseRow, RunInfo, RunTotals, SuiteInfo, case_row, now
-from eunomia.store._schema import SCHEMA, SCHEMA_VERSION, UPGRADES
+from eunomia.store._schema import open_store, store_error
 
 _CASE_SQL = (
     "INSERT OR REPLACE INTO cases(run_id, suite, target, case_name, repeat, status,"
@@ -68,29 +68,7 @@ class RunStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(
-                path, timeout=defaults.STORE_BUSY_TIMEOUT_S, isolation_level=None,
-                check_same_thread=False,
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(SCHEMA)
-            self._db.execute(
-                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                (str(SCHEMA_VERSION),),
-            )
-        except (sqlite3.Error, OSError) as exc:
-            raise self._error("cannot open the run store", exc) from None
-        version = self._db.execute(
-            "SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
-        if int(version) > SCHEMA_VERSION:
-            raise EunomiaError(f"run store {path} was written by a newer Eunomia "
-                               f"(schema {version} > {SCHEMA_VERSION})")
-        if int(version) < SCHEMA_VERSION:
-            self._upgrade(int(version))
+        self._db = open_store(path)
         self._seq: dict[int, int] = {}
         self._known: set[str] = set()
         """Blob hashes this process has stored: not compressed and inserted again."""
@@ -102,32 +80,8 @@ class RunStore:
         """A group commit that failed after its cases were handed over: raised by the next
         call, so the run stops clearly (those cases are not stored; resume asks again)."""
 
-    def _upgrade(self, version: int) -> None:
-        """Bring a store written by an earlier Eunomia to this schema (in one transaction)."""
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:  # another process may have upgraded it meanwhile
-                version = int(self._db.execute(
-                    "SELECT value FROM meta WHERE key='schema_version'").fetchone()[0])
-                for step in range(version, SCHEMA_VERSION):
-                    self._db.execute(UPGRADES[step])
-                self._db.execute("UPDATE meta SET value=? WHERE key='schema_version'",
-                                 (str(SCHEMA_VERSION),))
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise self._error(f"cannot upgrade (schema {version} to {SCHEMA_VERSION})",
-                              exc) from None
-
     def _error(self, what: str, exc: BaseException) -> EunomiaError:
-        detail = str(exc)
-        if "locked" in detail:
-            detail += " (another process is writing to it; try again when it has finished)"
-        elif "disk" in detail or "full" in detail:
-            detail += " (free some disk space; everything stored so far is kept)"
-        return EunomiaError(f"{what} {self.path}: {detail}")
+        return store_error(self.path, what, exc)
 
     def close(self) -> None:
         try:
@@ -267,6 +221,28 @@ class RunStore:
         if row is None:
             raise EunomiaError(f"run store {self.path} is missing blob {digest[:12]}")
         return decompress(row[0])
+
+    def get_blobs(self, digests: Iterable[str]) -> dict[str, bytes]:
+        """The blobs of ``digests``, a query per :data:`_IN_CHUNK` of them (an export reads a
+        chunk of cases' answers at once); raises like :meth:`get_blob` for a missing one."""
+        out: dict[str, bytes] = {}
+        todo: list[str] = []
+        pending = self._pending.blobs
+        for digest in dict.fromkeys(digests):
+            data = pending.get(digest)
+            if data is None:
+                todo.append(digest)
+            else:
+                out[digest] = data
+        for i in range(0, len(todo), _IN_CHUNK):
+            part = todo[i:i + _IN_CHUNK]
+            out.update((digest, decompress(data)) for digest, data in self._db.execute(
+                f"SELECT hash, data FROM blobs WHERE hash IN ({','.join('?' * len(part))})",
+                part))
+        missing = next((d for d in todo if d not in out), None)
+        if missing is not None:
+            raise EunomiaError(f"run store {self.path} is missing blob {missing[:12]}")
+        return out
 
     def get_json(self, digest: str) -> Any:
         return orjson.loads(self.get_blob(digest))

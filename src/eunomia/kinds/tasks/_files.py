@@ -34,7 +34,7 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -321,11 +321,14 @@ def _digest(builder: SummaryBuilder, r: CaseRecord, f: CaseFigures) -> tuple[Any
     return table_row(r, f)
 
 
-def stored_record(store: RunStore, suite: str, row: CaseRow, meta: CaseMeta | None
-                  ) -> CaseRecord:
-    """A stored case with its result (read from its response blob)."""
-    result = CaseResult.model_validate_json(store.get_blob(row.response)) \
-        if row.response else None
+def stored_record(store: RunStore, suite: str, row: CaseRow, meta: CaseMeta | None,
+                  blobs: Mapping[str, bytes] | None = None) -> CaseRecord:
+    """A stored case with its result (read from its response blob, in ``blobs`` when
+    given)."""
+    result = None
+    if row.response:
+        data = blobs[row.response] if blobs is not None else store.get_blob(row.response)
+        result = CaseResult.model_validate_json(data)
     return CaseRecord(
         suite=suite, case_name=row.case_name, repeat=row.repeat,
         status=row.status,  # type: ignore[arg-type]
@@ -370,6 +373,8 @@ def write_suite_yaml(store: RunStore, run: RunInfo, suite: TaskSuite, targets: S
             for t in targets:
                 for row in store.cases_named(run, suite.name, t, names):
                     rows[row.case_name].append(row)
+            blobs = store.get_blobs(r.response for found in rows.values() for r in found
+                                    if r.response)
             for entry in chunk:
                 name = entry[0]
                 raw = json.loads(entry[4])
@@ -383,7 +388,7 @@ def write_suite_yaml(store: RunStore, run: RunInfo, suite: TaskSuite, targets: S
                     meta = metas[name] = entry_metas.of(entry, raw)  # before raw grows
                 mine: list[tuple[CaseRecord, CaseFigures]] = []
                 for row in rows.get(name, ()):
-                    record = stored_record(store, suite.name, row, meta)
+                    record = stored_record(store, suite.name, row, meta, blobs)
                     f = case_figures(record)
                     if given is not None:
                         given(name, row, record, f)
