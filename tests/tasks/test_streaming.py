@@ -5,12 +5,14 @@ PyYAML's), the summary built incrementally."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -29,9 +31,10 @@ from eunomia.run import export_run as export_task_run
 from eunomia.scheduler import RetryPolicy
 from eunomia.store import RunStore, json_bytes
 from eunomia.tasks import TaskSuite, load_suite, load_suites, loaded_case
-from eunomia.tasks._loader import _load_whole
+from eunomia.tasks._loader import _load_streamed, _load_whole
 from eunomia.tasks._model import CaseList
 from eunomia.tasks._snapshot import SNAPSHOT_FORMAT
+from eunomia.tasks._stream import Fallback, Stream
 from eunomia.tasks._summary import summarize
 
 # --- loading ------------------------------------------------------------------------------
@@ -65,7 +68,29 @@ LAYOUTS = {
     "meta_bad.yaml": "metadata: 5\ntest_cases: [{case_id: a, instruction: x}]\n",
     "crlf.yaml": "metadata: {category: summarization}\r\ntest_cases:\r\n  - case_id: a\r\n"
                  "    instruction: |\r\n      one\r\n      two\r\n",
+    # every kind of scalar the safe loader resolves, in case items built from their events
+    "scalars.yaml": "metadata: {category: summarization}\ntest_cases:\n"
+                    "  - case_id: 12\n    instruction: >\n      folded\n      text\n"
+                    "    expected_response: |-\n      kept\n        indented\n"
+                    "    notes: [1, -2, 0o17, 017, 0x1f, 1_000, 1:20, 1.5, -.inf, 1e3,"
+                    " yes, No, true, ~, null, '', \"123\", é, {}, [], {a: [b, {c: d}]}]\n"
+                    "    empty:\n    multi: plain\n      continued\n"
+                    "  - {case_id: b, instruction: y, case_id: c}\n",
+    "merge_in_case.yaml": "metadata: {category: summarization}\ntest_cases:\n"
+                          "  - {<<: {difficulty_level: easy}, case_id: a, instruction: x}\n",
+    "tag_in_case.yaml": "metadata: {category: summarization}\ntest_cases:\n"
+                        "  - {case_id: a, instruction: !!str 123}\n",
+    "alias_in_case.yaml": "metadata: {category: summarization, x: &i hi}\ntest_cases:\n"
+                          "  - {case_id: a, instruction: *i}\n",
+    "key_not_scalar.yaml": "metadata: {category: summarization}\ntest_cases:\n"
+                           "  - {case_id: a, instruction: x, [1, 2]: 3}\n",
+    "late_error_line.yaml": "metadata: {category: summarization}\ntest_cases:\n"
+                            "  - {case_id: a, instruction: x}\n  - case_id: b\n"
+                            "    instruction: y\n    checks:\n      - contains: a\n"
+                            "      - max_words: -3\n",
 }
+STREAMED = ("scalars.yaml", "late_error_line.yaml", "bad_case.yaml", "crlf.yaml", "list.yaml")
+"""Layouts read by the streaming pass itself (the others are left to the whole reading)."""
 
 
 def _same(a: tuple[TaskSuite | None, list[Any]], b: tuple[TaskSuite | None, list[Any]]
@@ -85,6 +110,41 @@ def _same(a: tuple[TaskSuite | None, list[Any]], b: tuple[TaskSuite | None, list
 def test_streamed_loading_is_reading_the_file_whole(tmp_path: Path, name: str) -> None:
     path = write(tmp_path / name, LAYOUTS[name])
     _same(load_suite(path), _load_whole(path, path.stem))
+
+
+@pytest.mark.parametrize("name", STREAMED)
+def test_these_layouts_are_read_by_the_streaming_pass(tmp_path: Path, name: str) -> None:
+    path = write(tmp_path / name, LAYOUTS[name])
+    _same(_load_streamed(path, path.stem), _load_whole(path, path.stem))
+
+
+@pytest.mark.parametrize("name", ["merge_in_case.yaml", "tag_in_case.yaml",
+                                  "alias_in_case.yaml", "key_not_scalar.yaml"])
+def test_a_case_the_event_reader_leaves_to_the_whole_reading(tmp_path: Path,
+                                                             name: str) -> None:
+    path = write(tmp_path / name, LAYOUTS[name])
+    with pytest.raises(Fallback):
+        _load_streamed(path, path.stem)
+
+
+def test_case_items_built_from_events_are_the_safe_loaders_values(tmp_path: Path) -> None:
+    # dates too (a loaded case keeps them as the strings its snapshot holds)
+    text = LAYOUTS["scalars.yaml"].replace("    empty:\n", "    empty:\n    when: [2001-12-14,"
+                                           " 2001-12-14t21:59:43.10-05:00]\n")
+    path = write(tmp_path / "scalars.yaml", text)
+    with Stream(path) as stream:
+        assert stream.start()
+        items = [value for _index, value, _line in stream.items()]
+        stream.finish()
+    expected = yaml.safe_load(path.read_text(encoding="utf-8"))["test_cases"]
+    assert items == expected
+    assert isinstance(items[0]["when"][0], datetime.date)
+
+
+def test_a_late_error_points_at_its_line(tmp_path: Path) -> None:
+    path = write(tmp_path / "late.yaml", LAYOUTS["late_error_line.yaml"])
+    _suite, problems = load_suite(path)
+    assert [(p.line, p.key) for p in problems] == [(8, "test_cases[1].checks[1].max_words")]
 
 
 @pytest.mark.skipif(not V1.is_dir(), reason="conformance data not present")

@@ -203,10 +203,9 @@ def _load_streamed(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagno
         prefix: Loc = ("test_cases",) if stream.shape == "mapping" else ()
         checker = _Checker(prefix, file_kind, problems)
         spool = Spool()
-        for index, node in stream.items():
-            loc: Loc = (*prefix, index)
-            case = checker.check(stream.item_doc(loc, node), index, stream._data(node),
-                                 node.start_mark.line + 1)
+        doc = stream.item_doc()
+        for index, item, line in stream.items():
+            case = checker.check(doc, index, item, line)
             if case is not None:
                 spool.add(case)
         spool.close()

@@ -1,5 +1,13 @@
-"""Reading a task suite file one case at a time: libyaml's events (C), each case composed
-and constructed on its own, so loading holds no more than one case."""
+"""Reading a task suite file one case at a time: libyaml's events (C), each case built on
+its own, so loading holds no more than one case.
+
+The top level is composed into nodes and constructed by PyYAML. A case item is built from
+its events directly (no nodes): each scalar resolved and constructed by the safe loader's
+own resolver and constructors, so the values are the same. An anchor, an alias, an explicit
+tag, a merge key or a key that is not a scalar is left to the whole reading
+(:class:`Fallback`). The lines of a case's keys, which only a diagnostic needs, are those of
+the whole file, read once when the first diagnostic asks.
+"""
 
 from __future__ import annotations
 
@@ -16,14 +24,16 @@ from yaml.events import (
     DocumentStartEvent,
     MappingEndEvent,
     MappingStartEvent,
+    ScalarEvent,
     SequenceEndEvent,
     SequenceStartEvent,
     StreamEndEvent,
     StreamStartEvent,
 )
+from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
-from eunomia.yamlfile import YamlDocument, _walk
+from eunomia.yamlfile import YamlDocument, YamlFileError, _walk, read_yaml
 
 Loc = tuple[int | str, ...]
 Lines = dict[Loc, int]
@@ -42,6 +52,10 @@ class ItemDoc:
         if self._lines is None:
             self._lines = self._make()
         return YamlDocument(self.path, None, self._lines).line_of(loc)
+
+
+_STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
 
 
 class Fallback(Exception):
@@ -77,6 +91,8 @@ class Stream:
         self.top: dict[Any, Any] = {}
         self.lines: Lines = {}
         self.shape = "list"
+        self._lines_of_file: Lines | None = None
+        self._item_doc = ItemDoc(path, self._whole_lines)
 
     def close(self) -> None:
         self.loader.dispose()
@@ -139,14 +155,51 @@ class Stream:
             _top_lines(key, value, self.lines)
         raise Fallback  # no test_cases: not a suite, said by the whole reading
 
-    def items(self) -> Iterator[tuple[int, yaml.Node]]:
-        """The case items (nodes), in order; afterwards the rest of the top level is read."""
-        ld = self.loader
+    def items(self) -> Iterator[tuple[int, Any, int]]:
+        """The case items (index, value, line), in order; afterwards the rest of the top
+        level is read."""
+        get: Callable[[], Any] = self.loader.get_event
         index = 0
-        while not ld.check_event(SequenceEndEvent):
-            yield index, self._node()
+        while type(event := get()) is not SequenceEndEvent:
+            yield index, self._value(event), event.start_mark.line + 1
             index += 1
-        ld.get_event()
+
+    def _value(self, event: Any) -> Any:
+        """The value that starts with ``event``, as the safe loader constructs it."""
+        kind = type(event)
+        if kind is ScalarEvent:
+            return self._scalar(event)
+        if kind not in (MappingStartEvent, SequenceStartEvent) or event.anchor is not None \
+                or event.tag not in (None, "!"):
+            raise Fallback  # an alias, an anchor or a tag (or the end of the stream)
+        get: Callable[[], Any] = self.loader.get_event
+        if kind is MappingStartEvent:
+            mapping: dict[Any, Any] = {}
+            while type(key := get()) is not MappingEndEvent:
+                if type(key) is not ScalarEvent:
+                    raise Fallback  # a key that is a mapping, a sequence or an alias
+                mapping[self._scalar(key)] = self._value(get())
+            return mapping
+        items: list[Any] = []
+        while type(item := get()) is not SequenceEndEvent:
+            items.append(self._value(item))
+        return items
+
+    def _scalar(self, event: Any) -> Any:
+        """A scalar's value; a merge key (``<<``) or a tag without a safe constructor is
+        left to the whole reading."""
+        if event.anchor is not None or event.tag not in (None, "!"):
+            raise Fallback
+        ld = self.loader
+        resolve: Callable[..., str] = ld.resolve
+        tag = resolve(ScalarNode, event.value, event.implicit)
+        if tag == _STR:
+            return event.value
+        make = ld.yaml_constructors.get(tag) if tag != _MERGE else None
+        if make is None:
+            raise Fallback
+        return make(ld, ScalarNode(tag, event.value, event.start_mark, event.end_mark,
+                                   event.style))
 
     def finish(self) -> None:
         """The keys after ``test_cases``; the end of the one document."""
@@ -169,10 +222,15 @@ class Stream:
         if isinstance(ld.peek_event(), DocumentStartEvent):
             raise Fallback
 
-    def item_doc(self, loc: Loc, node: yaml.Node) -> ItemDoc:
-        def lines() -> Lines:
-            out = dict(self.lines)
-            _walk(node, loc, out)
-            return out
+    def item_doc(self) -> ItemDoc:
+        """Where a case's diagnostics point: the lines of the whole file, read at the
+        first one."""
+        return self._item_doc
 
-        return ItemDoc(self.path, lines)
+    def _whole_lines(self) -> Lines:
+        if self._lines_of_file is None:
+            try:
+                self._lines_of_file = read_yaml(self.path).lines
+            except YamlFileError:  # changed since: the lines of its top level
+                self._lines_of_file = dict(self.lines)
+        return self._lines_of_file
