@@ -135,6 +135,10 @@ STORE_FILE: Final = "eunomia.db"
 """The run store, inside the results folder unless ``--store`` says otherwise."""
 STORE_BUSY_TIMEOUT_S: Final = 5.0
 """How long to wait for a database locked by another process before failing clearly."""
+FILE_WRITE_INLINE_MAX_S: Final = 100e-6
+"""Per-case result files are written on the event loop while writing one takes at most this
+long on average, on a background thread once it takes longer (see
+:class:`eunomia.exports.FileWriter`)."""
 STORE_GROUP_DELAY_S: Final = 0.05
 """During a run, finished cases are committed together, one transaction for the cases that
 finished within this many seconds: a larger group costs less per case (SQLite: ~65 µs per

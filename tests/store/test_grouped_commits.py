@@ -157,7 +157,7 @@ def test_blobs_read_in_bulk_are_those_read_one_by_one(tmp_path: Path) -> None:
         got = store.get_blobs([*reversed(stored), *waiting, stored[0]])
         assert got == {blob_hash(d): d for d in datas}
         assert all(got[h] == store.get_blob(h) for h in (stored[7], waiting[3]))
-    with pytest.raises(EunomiaError, match="eunomia.db is missing blob 000000000000"):
+    with pytest.raises(EunomiaError, match=r"eunomia\.db is missing blob 000000000000"):
         store.get_blobs([stored[1], "0" * 64])
     assert store.get_blobs([]) == {}
     store.close()
