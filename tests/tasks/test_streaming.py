@@ -88,8 +88,22 @@ LAYOUTS = {
                             "  - {case_id: a, instruction: x}\n  - case_id: b\n"
                             "    instruction: y\n    checks:\n      - contains: a\n"
                             "      - max_words: -3\n",
+    # a diagnostic in several cases, at several depths, in both shapes of file
+    "errors_everywhere.yaml": "metadata: {category: summarization}\ntest_cases:\n"
+                              "  - case_id: a\n    instruction: x\n"
+                              "    difficulty_level: extreme\n"
+                              "  - {case_id: b, instruction: y, checks: [{max_words: -1}]}\n"
+                              "  - case_id: c\n    category: Foo\n    instruction: z\n"
+                              "  - case_id: d\n    instruction: w\n    checks:\n"
+                              "      - contains: a\n      - max_words: -5\n"
+                              "  - {case_id: e, instruction: v}\n",
+    "errors_list.yaml": "- case_id: a\n  category: summarization\n  instruction: x\n"
+                        "  checks:\n  - max_words: -3\n"
+                        "- {case_id: b, category: nope, instruction: y}\n"
+                        "- case_id: c\n  instruction: z\n",
 }
-STREAMED = ("scalars.yaml", "late_error_line.yaml", "bad_case.yaml", "crlf.yaml", "list.yaml")
+STREAMED = ("scalars.yaml", "late_error_line.yaml", "bad_case.yaml", "crlf.yaml", "list.yaml",
+            "errors_everywhere.yaml", "errors_list.yaml")
 """Layouts read by the streaming pass itself (the others are left to the whole reading)."""
 
 
@@ -145,6 +159,30 @@ def test_a_late_error_points_at_its_line(tmp_path: Path) -> None:
     path = write(tmp_path / "late.yaml", LAYOUTS["late_error_line.yaml"])
     _suite, problems = load_suite(path)
     assert [(p.line, p.key) for p in problems] == [(8, "test_cases[1].checks[1].max_words")]
+
+
+def test_diagnostics_of_several_cases_point_at_their_lines(tmp_path: Path) -> None:
+    path = write(tmp_path / "errors.yaml", LAYOUTS["errors_everywhere.yaml"])
+    _suite, problems = _load_streamed(path, path.stem)
+    assert [(p.line, p.key) for p in problems] == [
+        (5, "test_cases[0].difficulty_level"), (6, "test_cases[1].checks[0].max_words"),
+        (8, "test_cases[2].category"), (14, "test_cases[3].checks[1].max_words")]
+
+
+def test_a_case_diagnostic_knows_the_lines_of_that_case_only(tmp_path: Path) -> None:
+    # loading holds one case at a time, diagnostics included: a suite with a problem in
+    # every case does not make the streaming pass keep the lines of the whole file
+    path = write(tmp_path / "errors.yaml", LAYOUTS["errors_everywhere.yaml"])
+    with Stream(path) as stream:
+        assert stream.start()
+        seen = []
+        for index, _value, _line in stream.items():
+            lines = stream.item_doc()._make()
+            cases = {loc[1] for loc in lines if len(loc) > 1 and loc[0] == "test_cases"}
+            assert cases == {index}
+            seen.append(lines[("test_cases", index)])
+        stream.finish()
+    assert seen == [3, 6, 7, 10, 15]
 
 
 @pytest.mark.skipif(not V1.is_dir(), reason="conformance data not present")

@@ -203,9 +203,8 @@ def _load_streamed(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagno
         prefix: Loc = ("test_cases",) if stream.shape == "mapping" else ()
         checker = _Checker(prefix, file_kind, problems)
         spool = Spool()
-        doc = stream.item_doc()
         for index, item, line in stream.items():
-            case = checker.check(doc, index, item, line)
+            case = checker.check(stream.item_doc(), index, item, line)
             if case is not None:
                 spool.add(case)
         spool.close()

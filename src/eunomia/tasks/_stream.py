@@ -5,8 +5,8 @@ The top level is composed into nodes and constructed by PyYAML. A case item is b
 its events directly (no nodes): each scalar resolved and constructed by the safe loader's
 own resolver and constructors, so the values are the same. An anchor, an alias, an explicit
 tag, a merge key or a key that is not a scalar is left to the whole reading
-(:class:`Fallback`). The lines of a case's keys, which only a diagnostic needs, are those of
-the whole file, read once when the first diagnostic asks.
+(:class:`Fallback`). The lines of a case's keys, which only a diagnostic needs, are worked
+out from the case's own events, kept until the next case, when a diagnostic asks.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from yaml.events import (
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
-from eunomia.yamlfile import YamlDocument, YamlFileError, _walk, read_yaml
+from eunomia.yamlfile import YamlDocument, _walk
 
 Loc = tuple[int | str, ...]
 Lines = dict[Loc, int]
@@ -91,8 +91,9 @@ class Stream:
         self.top: dict[Any, Any] = {}
         self.lines: Lines = {}
         self.shape = "list"
-        self._lines_of_file: Lines | None = None
-        self._item_doc = ItemDoc(path, self._whole_lines)
+        self._events: list[Any] = []
+        """The events of the case item read last."""
+        self._index = 0
 
     def close(self) -> None:
         self.loader.dispose()
@@ -157,32 +158,42 @@ class Stream:
 
     def items(self) -> Iterator[tuple[int, Any, int]]:
         """The case items (index, value, line), in order; afterwards the rest of the top
-        level is read."""
-        get: Callable[[], Any] = self.loader.get_event
+        level is read. :meth:`item_doc` is where the diagnostics of the item read last
+        point."""
+        read: Callable[[], Any] = self.loader.get_event
         index = 0
-        while type(event := get()) is not SequenceEndEvent:
-            yield index, self._value(event), event.start_mark.line + 1
-            index += 1
+        while type(event := read()) is not SequenceEndEvent:
+            events = self._events = [event]
 
-    def _value(self, event: Any) -> Any:
-        """The value that starts with ``event``, as the safe loader constructs it."""
+            def get(keep: Callable[[Any], None] = events.append) -> Any:
+                got = read()
+                keep(got)
+                return got
+
+            self._index = index
+            yield index, self._value(event, get), event.start_mark.line + 1
+            index += 1
+        self._events = []
+
+    def _value(self, event: Any, get: Callable[[], Any]) -> Any:
+        """The value that starts with ``event`` (the next events from ``get``), as the safe
+        loader constructs it."""
         kind = type(event)
         if kind is ScalarEvent:
             return self._scalar(event)
         if kind not in (MappingStartEvent, SequenceStartEvent) or event.anchor is not None \
                 or event.tag not in (None, "!"):
             raise Fallback  # an alias, an anchor or a tag (or the end of the stream)
-        get: Callable[[], Any] = self.loader.get_event
         if kind is MappingStartEvent:
             mapping: dict[Any, Any] = {}
             while type(key := get()) is not MappingEndEvent:
                 if type(key) is not ScalarEvent:
                     raise Fallback  # a key that is a mapping, a sequence or an alias
-                mapping[self._scalar(key)] = self._value(get())
+                mapping[self._scalar(key)] = self._value(get(), get)
             return mapping
         items: list[Any] = []
         while type(item := get()) is not SequenceEndEvent:
-            items.append(self._value(item))
+            items.append(self._value(item, get))
         return items
 
     def _scalar(self, event: Any) -> Any:
@@ -223,14 +234,32 @@ class Stream:
             raise Fallback
 
     def item_doc(self) -> ItemDoc:
-        """Where a case's diagnostics point: the lines of the whole file, read at the
-        first one."""
-        return self._item_doc
+        """Where the diagnostics of the case item read last point: the lines of the top
+        level and of that item's keys, worked out from its events when one asks."""
+        events = self._events
+        here: Loc = ("test_cases", self._index) if self.shape == "mapping" else (self._index,)
 
-    def _whole_lines(self) -> Lines:
-        if self._lines_of_file is None:
-            try:
-                self._lines_of_file = read_yaml(self.path).lines
-            except YamlFileError:  # changed since: the lines of its top level
-                self._lines_of_file = dict(self.lines)
-        return self._lines_of_file
+        def lines() -> Lines:
+            out = dict(self.lines)
+            _event_lines(iter(events[1:]), events[0], here, out)
+            return out
+
+        return ItemDoc(self.path, lines)
+
+
+def _event_lines(rest: Iterator[Any], first: Any, here: Loc, out: Lines) -> None:
+    """The lines of the value that starts with ``first`` (the next events in ``rest``), as
+    :func:`eunomia.yamlfile._walk` records those of its node: a key's own line, an item's
+    first line."""
+    out[here] = first.start_mark.line + 1
+    kind = type(first)
+    if kind is MappingStartEvent:
+        while type(key := next(rest)) is not MappingEndEvent:
+            name: int | str = key.value if type(key) is ScalarEvent else "?"
+            _event_lines(rest, next(rest), (*here, name), out)
+            out[(*here, name)] = key.start_mark.line + 1
+    elif kind is SequenceStartEvent:
+        index = 0
+        while type(item := next(rest)) is not SequenceEndEvent:
+            _event_lines(rest, item, (*here, index), out)
+            index += 1
