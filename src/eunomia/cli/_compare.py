@@ -1,7 +1,5 @@
 """``eunomia compare RUN_A RUN_B``: what got better or worse, and is it significant."""
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -18,7 +16,7 @@ if TYPE_CHECKING:
 from eunomia.files import write_text_atomic
 
 
-def _store_at(path: Path) -> RunStore:
+def _store_at(path: Path) -> "RunStore":
     from eunomia.store import RunStore
 
     if not path.is_file():

@@ -1,7 +1,5 @@
 """``eunomia eval``: judged task suites (candidate model on YAML test cases, judge model)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -6,8 +6,6 @@ suites, kept as its own run beside the eval, its verdicts returned for eval to s
 :func:`check_before_eval` is what ``eval --judge-check`` calls.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,27 +38,26 @@ if TYPE_CHECKING:
 EVAL_SUFFIX = "-judge-check"
 """``eval --judge-check`` keeps the check of its judge as the run ``<eval run>-judge-check``."""
 
-
 async def run_judge_check(
-    suites: Sequence[TaskSuite],
-    judges: Sequence[ModelSpec],
+    suites: "Sequence[TaskSuite]",
+    judges: "Sequence[ModelSpec]",
     *,
     run_name: str,
     results_dir: Path,
-    options: RunOptions,
+    options: "RunOptions",
     names: Sequence[str] | None = None,
     judge_repeats: int = defaults.JUDGE_REPEATS,
-    rubric: Rubric | None = None,
+    rubric: "Rubric | None" = None,
     weighted: bool = True,
-    selection: Selection | None = None,
+    selection: "Selection | None" = None,
     console: Console | None = None,
     store_path: Path | None = None,
     resume: bool = False,
     retry_failed: bool = False,
     use_cache: bool = True,
     settings: dict[str, Any] | None = None,
-    providers: Mapping[str, ModelProvider] | None = None,
-) -> RunReport:
+    providers: "Mapping[str, ModelProvider] | None" = None,
+) -> "RunReport":
     """Check every judge (named ``names``, default their specs) on the selected checkable
     cases of ``suites``; export and summarize (``report.exported[i].summary`` is each
     judge's :class:`eunomia.kinds.judge_check.JudgeCheckSummary`)."""
@@ -85,7 +82,7 @@ class JudgeCheckOutcome:
 
     run_name: str
     folder: Path
-    verdicts: list[JudgeVerdict] = field(default_factory=list)
+    verdicts: "list[JudgeVerdict]" = field(default_factory=list)
     """The judge's verdict on each suite, then over all suites (with several)."""
     failed: int = 0
     """Answers whose judge call failed after its retries."""
@@ -101,20 +98,20 @@ class JudgeCheckOutcome:
 
 
 async def judge_check_for_eval(
-    suites: Sequence[TaskSuite],
-    judge: ModelSpec,
+    suites: "Sequence[TaskSuite]",
+    judge: "ModelSpec",
     *,
     eval_run: str,
     results_dir: Path,
-    options: RunOptions,
+    options: "RunOptions",
     judge_repeats: int = defaults.JUDGE_REPEATS,
-    rubric: Rubric | None = None,
-    selection: Selection | None = None,
+    rubric: "Rubric | None" = None,
+    selection: "Selection | None" = None,
     console: Console | None = None,
     store_path: Path | None = None,
     use_cache: bool = True,
     weighted: bool = defaults.JUDGE_WEIGHTED,
-    provider: ModelProvider | None = None,
+    provider: "ModelProvider | None" = None,
 ) -> JudgeCheckOutcome:
     """Check ``eval``'s judge on its suites before the eval: stored as the run
     ``<eval_run>-judge-check`` (resumed when it exists, so ``eval --resume`` asks nothing
@@ -156,20 +153,20 @@ async def judge_check_for_eval(
 
 
 def check_before_eval(
-    suites: Sequence[TaskSuite],
-    judge: ModelSpec,
+    suites: "Sequence[TaskSuite]",
+    judge: "ModelSpec",
     *,
     eval_run: str,
     results_dir: Path,
     store_path: Path,
-    options: RunOptions,
+    options: "RunOptions",
     judge_repeats: int,
-    rubric: Rubric | None,
-    selection: Selection,
+    rubric: "Rubric | None",
+    selection: "Selection",
     console: Console,
     use_cache: bool,
     resume: bool,
-) -> StoredCheck:
+) -> "StoredCheck":
     """``eval --judge-check``: check eval's judge on eval's selected cases before the eval
     (once for the judge and each suite, whatever the candidates), print its verdicts, and
     return the link the eval run keeps in its settings. The eval's run name must be free

@@ -1,7 +1,5 @@
 """``eunomia report``: one self-contained HTML page of a run, or of two runs compared."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

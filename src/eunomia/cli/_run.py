@@ -1,7 +1,5 @@
 """``eunomia run`` and ``eunomia demo``."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -51,7 +49,7 @@ def execute_run(
     ask: bool,
     executor: str | None = None,
     ray_address: str | None = None,
-    outputs: CiOutputs | None = None,
+    outputs: "CiOutputs | None" = None,
 ) -> None:
     import asyncio
 

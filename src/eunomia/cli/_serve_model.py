@@ -1,7 +1,5 @@
 """``eunomia serve-model``: a model behind the OpenAI chat-completions API on this machine."""
 
-from __future__ import annotations
-
 import json
 import os
 from pathlib import Path

@@ -7,8 +7,6 @@ its text rendering (what the LLM engine reads) and expected instructions are pri
 scenario alone lists its cases.
 """
 
-from __future__ import annotations
-
 import difflib
 import json
 from pathlib import Path
@@ -48,7 +46,7 @@ def _locate(target: str) -> tuple[Path, str | None]:
     raise EunomiaError(f"{target}: no scenario here: {hint}")
 
 
-def _load(folder: Path, out: Console) -> Scenario:
+def _load(folder: Path, out: Console) -> "Scenario":
     from eunomia.scenarios import load_scenario
 
     scenario, problems = load_scenario(folder)
@@ -60,7 +58,7 @@ def _load(folder: Path, out: Console) -> Scenario:
     return scenario
 
 
-def _case(scenario: Scenario, name: str) -> TestCase:
+def _case(scenario: "Scenario", name: str) -> "TestCase":
     case = scenario.case_named(name)
     if case is not None:
         return case
@@ -76,7 +74,7 @@ def _case(scenario: Scenario, name: str) -> TestCase:
                        f"({manifest}){hint} Its cases: {', '.join(names) or 'none'}")
 
 
-def _list(scenario: Scenario, out: Console) -> None:
+def _list(scenario: "Scenario", out: Console) -> None:
     out.print(f"Scenario {escape(scenario.name)} ({escape(str(scenario.folder))}): "
               f"{len(scenario.test_cases)} test case(s)", soft_wrap=True)
     for case in scenario.test_cases:
@@ -91,7 +89,7 @@ def _list(scenario: Scenario, out: Console) -> None:
               soft_wrap=True)
 
 
-def _expected(scenario: Scenario, case: TestCase, out: Console) -> None:
+def _expected(scenario: "Scenario", case: "TestCase", out: Console) -> None:
     out.print("Expected instructions ([bold]*[/]: what this case is about):")
     expected = set(case.expected)
     for criterion in scenario.criteria:

@@ -1,7 +1,5 @@
 """``eunomia runs`` and ``eunomia export``: reading the run store."""
 
-from __future__ import annotations
-
 import os
 import sys
 from enum import StrEnum
@@ -21,7 +19,7 @@ if TYPE_CHECKING:
     from eunomia.store import RunStore
 
 
-def _open(results: Path, store: Path | None) -> RunStore:
+def _open(results: Path, store: Path | None) -> "RunStore":
     from eunomia.store import RunStore
 
     path = store or results / defaults.STORE_FILE
@@ -70,7 +68,7 @@ class ExportFormat(StrEnum):
     md = "md"
 
 
-_FORMATS: dict[ExportFormat, Format] = {ExportFormat.jsonl: "jsonl",
+_FORMATS: "dict[ExportFormat, Format]" = {ExportFormat.jsonl: "jsonl",
                                       ExportFormat.junit: "junit", ExportFormat.md: "md"}
 
 

@@ -1,7 +1,5 @@
 """``eunomia validate PATH...``: check suites of any kind without calling anything."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """``eunomia view``: serve the run store's reports on this machine."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
