@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -302,3 +303,15 @@ def test_pyyaml_loses_a_nel_and_so_do_we() -> None:
     case = {"k": "a\x85b"}
     assert case_yaml(case)[0] == dump_yaml([case]) == "- k: 'a\x85    b'\n"
     assert yaml.load(dump_yaml([case]), Loader=LOADER) == [{"k": "a b"}]
+
+
+@pytest.mark.parametrize(("name", "outside"), [
+    ("_SPECIAL", "[^\n\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010fffe]|\ufeff"),
+    ("_ATTENTION", "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\uf900-\ufefe\uff00-\ufffd]"),
+    ("_KEY_ATTENTION", "[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\uf900-\ufefe\uff00-\ufffd]"),
+])
+def test_each_class_matches_every_character_outside_the_ones_it_lets_through(
+        name: str, outside: str) -> None:
+    # written as the characters they match (faster to compile): the same on every code point
+    every = "".join(map(chr, range(0x110000)))
+    assert getattr(_yaml, name).findall(every) == re.compile(outside).findall(every)
