@@ -315,3 +315,10 @@ def test_each_class_matches_every_character_outside_the_ones_it_lets_through(
     # written as the characters they match (faster to compile): the same on every code point
     every = "".join(map(chr, range(0x110000)))
     assert getattr(_yaml, name).findall(every) == re.compile(outside).findall(every)
+
+
+def test_what_double_quoting_escapes_is_every_character_outside_those_it_keeps() -> None:
+    every = "".join(map(chr, range(0x110000)))
+    defined = re.compile("[^\\x20\\x21\\x23-\\x5b\\x5d-\\x7e"
+                         "\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
+    assert _pyyaml._ESCAPED.findall(every) == defined.findall(every)
