@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 EVAL_SUFFIX = "-judge-check"
 """``eval --judge-check`` keeps the check of its judge as the run ``<eval run>-judge-check``."""
 
+
 async def run_judge_check(
     suites: "Sequence[TaskSuite]",
     judges: "Sequence[ModelSpec]",
