@@ -187,12 +187,15 @@ class RunStore:
         todo = [d for d in blobs if d not in self._known]
         if not todo:
             return todo
-        stored: set[str] = set()
-        for i in range(0, len(todo), _IN_CHUNK):
-            part = todo[i:i + _IN_CHUNK]
-            stored.update(r[0] for r in self._db.execute(
-                f"SELECT hash FROM blobs WHERE hash IN ({','.join('?' * len(part))})", part))
+        stored = {r[0] for r in self._where_in("SELECT hash FROM blobs WHERE hash", todo)}
         return [d for d in todo if d not in stored]
+
+    def _where_in(self, sql: str, keys: Sequence[str]) -> Iterator[Any]:
+        """The rows of ``sql`` (a query ending in ``WHERE column``) for the rows whose column
+        is one of ``keys``: a query per :data:`_IN_CHUNK` of them."""
+        for i in range(0, len(keys), _IN_CHUNK):
+            part = keys[i:i + _IN_CHUNK]
+            yield from self._db.execute(f"{sql} IN ({','.join('?' * len(part))})", part)
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         self.flush()
@@ -234,11 +237,8 @@ class RunStore:
                 todo.append(digest)
             else:
                 out[digest] = data
-        for i in range(0, len(todo), _IN_CHUNK):
-            part = todo[i:i + _IN_CHUNK]
-            out.update((digest, decompress(data)) for digest, data in self._db.execute(
-                f"SELECT hash, data FROM blobs WHERE hash IN ({','.join('?' * len(part))})",
-                part))
+        out.update((digest, decompress(data)) for digest, data in self._where_in(
+            "SELECT hash, data FROM blobs WHERE hash", todo))
         missing = next((d for d in todo if d not in out), None)
         if missing is not None:
             raise EunomiaError(f"run store {self.path} is missing blob {missing[:12]}")
@@ -416,13 +416,10 @@ class RunStore:
         re-run looks its answers up in bulk."""
         out: dict[str, tuple[str, float | None, bytes | None]] = {}
         wanted = list(dict.fromkeys(keys))
-        for i in range(0, len(wanted), _IN_CHUNK):
-            part = wanted[i:i + _IN_CHUNK]
-            for key, response, latency, data in self._db.execute(
-                    "SELECT c.key, c.response, c.latency_s, b.data FROM cache c"
-                    " LEFT JOIN blobs b ON b.hash = c.response"
-                    f" WHERE c.key IN ({','.join('?' * len(part))})", part):
-                out[key] = (response, latency, None if data is None else decompress(data))
+        for key, response, latency, data in self._where_in(
+                "SELECT c.key, c.response, c.latency_s, b.data FROM cache c"
+                " LEFT JOIN blobs b ON b.hash = c.response WHERE c.key", wanted):
+            out[key] = (response, latency, None if data is None else decompress(data))
         pending = self._pending
         for key in wanted:
             entry = pending.cache.get(key)
