@@ -177,7 +177,7 @@ def test_a_case_diagnostic_knows_the_lines_of_that_case_only(tmp_path: Path) -> 
         assert stream.start()
         seen = []
         for index, _value, _line in stream.items():
-            lines = stream.item_doc()._make()
+            lines = stream.item_doc(("test_cases", index))._make()
             cases = {loc[1] for loc in lines if len(loc) > 1 and loc[0] == "test_cases"}
             assert cases == {index}
             seen.append(lines[("test_cases", index)])

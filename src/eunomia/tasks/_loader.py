@@ -204,7 +204,7 @@ def _load_streamed(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagno
         checker = _Checker(prefix, file_kind, problems)
         spool = Spool()
         for index, item, line in stream.items():
-            case = checker.check(stream.item_doc(), index, item, line)
+            case = checker.check(stream.item_doc((*prefix, index)), index, item, line)
             if case is not None:
                 spool.add(case)
         spool.close()

@@ -93,7 +93,6 @@ class Stream:
         self.shape = "list"
         self._events: list[Any] = []
         """The events of the case item read last."""
-        self._index = 0
 
     def close(self) -> None:
         self.loader.dispose()
@@ -170,7 +169,6 @@ class Stream:
                 keep(got)
                 return got
 
-            self._index = index
             yield index, self._value(event, get), event.start_mark.line + 1
             index += 1
         self._events = []
@@ -233,11 +231,11 @@ class Stream:
         if isinstance(ld.peek_event(), DocumentStartEvent):
             raise Fallback
 
-    def item_doc(self) -> ItemDoc:
-        """Where the diagnostics of the case item read last point: the lines of the top
-        level and of that item's keys, worked out from its events when one asks."""
+    def item_doc(self, here: Loc) -> ItemDoc:
+        """Where the diagnostics of the case item read last (at key path ``here``) point: the
+        lines of the top level and of that item's keys, worked out from its events when one
+        asks."""
         events = self._events
-        here: Loc = ("test_cases", self._index) if self.shape == "mapping" else (self._index,)
 
         def lines() -> Lines:
             out = dict(self.lines)
