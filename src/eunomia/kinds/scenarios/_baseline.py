@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from eunomia.compare import CaseFacts, MetricDelta, facts_only, paired_overall
+from eunomia.compare import Agg, CaseFacts, MetricDelta, facts_only, paired_overall
 from eunomia.kinds.scenarios._compare import facts_of
 from eunomia.scenarios import BASELINE_DEFAULT, Scenario, baseline_feedback
 from eunomia.scoring import score_case
@@ -75,13 +75,20 @@ def against_baseline(scenario: Scenario, facts: Mapping[str, Sequence[CaseFacts]
         return None
     answer = baseline_feedback(scenario, "default")
     pairs = []
+    # the baseline's answer is the same on every case, so its score depends only on what the
+    # case expects: cases that expect alike share one scoring (most expect the default set)
+    base_of: dict[tuple[tuple[int, ...], frozenset[int]], Agg | None] = {}
     for name, mine in sorted(facts.items()):  # case order, not completion order
         case = scenario.case_named(name)
         if case is None or not mine:
             continue
-        base = facts_of(scenario, score_case(scenario, case, answer))
-        if base is not None:
-            pairs.append((facts_only([base]), facts_only(mine)))
+        key = (case.expected, case.diff_instructions)
+        if key not in base_of:
+            base = facts_of(scenario, score_case(scenario, case, answer))
+            base_of[key] = None if base is None else facts_only([base])
+        base_agg = base_of[key]
+        if base_agg is not None:  # (read only: one Agg may stand for many cases)
+            pairs.append((base_agg, facts_only(mine)))
     if not pairs:
         return None
     overall = paired_overall(pairs, SCORE, detects=True)
