@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -23,8 +24,11 @@ import pytest
 from tests.faults.test_fault_injection import make_scenario
 from tests.support.fault_server import FaultStats, fault_server_process, fetch_stats
 
+from eunomia import defaults
+
 CASES = 200
 CONCURRENCY = 4
+LATENCY_S = 0.04
 TIMING_COLUMNS = {"Request Time (s)", "Average Request Time (s)"}
 # timing, the run's name, and the server's per-request token (it counts the requests of
 # both runs, so it differs between them by construction)
@@ -45,7 +49,7 @@ def _cmd(*args: str | Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[dict[str, Any]]:
-    with fault_server_process("--latency", "0.04", "--seed", "11") as info:
+    with fault_server_process("--latency", str(LATENCY_S), "--seed", "11") as info:
         yield info
 
 
@@ -158,7 +162,10 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(
     assert all(delta[sid] >= 1 or name in finished_at_kill
                or _was_cached(db, name) for name, sid in sid_of.items())
     twice = [name for name, sid in sid_of.items() if delta[sid] > 1]
-    assert len(twice) <= CONCURRENCY, twice  # only what was in flight at the kill
+    # only what was in flight at the kill, and what had finished since the last group commit
+    # (STORE_GROUP_DELAY_S: at most as many cases as the places answer in that time)
+    uncommitted = CONCURRENCY * math.ceil(defaults.STORE_GROUP_DELAY_S / LATENCY_S)
+    assert len(twice) <= CONCURRENCY + uncommitted, twice
     assert max(delta.values()) <= 2
 
     # the results equal the uninterrupted run's
