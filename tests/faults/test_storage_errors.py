@@ -195,21 +195,25 @@ def tiny_tmpfs(where: Path, size_kib: int) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
 
 
+DISK_CASES = 1000
+
+
 def test_disk_full_then_free_space_and_resume(server: ScriptedServer, tmp_path: Path) -> None:
-    folder = make_scenario(tmp_path, CASES)
+    folder = make_scenario(tmp_path, DISK_CASES)
     results = tmp_path / "results"
-    # the WAL grows by a few pages per commit (four commits per case) up to its 4 MiB
-    # checkpoint: 1 MiB free holds a few dozen cases, 8 MiB the whole run
+    # the WAL grows by a few pages per commit up to its 4 MiB checkpoint: 640 KiB free holds
+    # the first commits of the run and not all of them (a request refers to its exercise,
+    # stored once: a case takes a few KiB with the WAL's pages), 8 MiB the whole run
     with tiny_tmpfs(tmp_path / "tiny", 8192) as disk:
         store = disk / "eunomia.db"
         filler = disk / "filler"
-        filler.write_bytes(os.urandom(7 * 1024 * 1024))
+        filler.write_bytes(os.urandom(7 * 1024 * 1024 + 384 * 1024))
         got = eunomia("run", folder, "--server-url", server.url, "--run-name", "full",
                       "--results", results, "--store", store, "--concurrency", "4", cwd=tmp_path)
         assert_clear_error(got, "cannot write to the run store", str(store), "full",
                            "free some disk space")
         stored = _case_count(store, "full")
-        assert 0 < stored < CASES, stored
+        assert 0 < stored < DISK_CASES, stored
 
         listed = eunomia("runs", "--store", store, cwd=tmp_path)
         assert listed.returncode == 0, listed.stdout + listed.stderr
@@ -226,7 +230,7 @@ def test_disk_full_then_free_space_and_resume(server: ScriptedServer, tmp_path: 
         resumed = eunomia("run", "--resume", "full", "--results", results, "--store", store,
                           cwd=tmp_path)
         assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-        assert _case_count(store, "full") == CASES
+        assert _case_count(store, "full") == DISK_CASES
         store_view = RunStore(store)
         try:
             run = store_view.require_run("full")
@@ -234,13 +238,13 @@ def test_disk_full_then_free_space_and_resume(server: ScriptedServer, tmp_path: 
             done = {r.case_name for r in store_view.iter_cases(run)}
         finally:
             store_view.close()
-    assert len(done) == CASES
+    assert len(done) == DISK_CASES
     # no case stored before the disk filled up was asked again. Scripted-server keys are
     # submission ids: the generated cases c0000... get ids 1, 2, ... in name order.
     stored_ids = {int(p.stem[1:5]) + 1 for p in cases}
     asked_again = [k for k in stored_ids if server.counts[k] != requested[k]]
     assert asked_again == []
-    assert all(server.counts[k] >= 1 for k in range(1, CASES + 1))
+    assert all(server.counts[k] >= 1 for k in range(1, DISK_CASES + 1))
 
 
 async def test_sqlite_full_in_process(server: ScriptedServer, tmp_path: Path,

@@ -79,7 +79,7 @@ def test_a_version_2_store_keeps_its_zlib_blobs_readable(tmp_path: Path) -> None
         db.close()
     store = RunStore(path)
     try:
-        assert _version(path) == str(SCHEMA_VERSION) == "3"
+        assert _version(path) == str(SCHEMA_VERSION) == "4"
         assert store.get_blob(blob_hash(small)) == small
         assert store.get_blob(blob_hash(large)) == large
         assert store.get_blob(store.put_blob(b"new")) == b"new"

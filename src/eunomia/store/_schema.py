@@ -8,10 +8,11 @@ from pathlib import Path
 from eunomia import defaults
 from eunomia.errors import EunomiaError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """2 added ``cases.attempt_log``, 3 small blobs stored as they are (after a zero byte, see
-:func:`eunomia.store._blobs.compress`); an older store is upgraded when opened, and an older
-Eunomia refuses a newer store."""
+:func:`eunomia.store._blobs.compress`), 4 blobs stored as a reference to the blob they begin
+with and their own part (an Athena request: the exercise stored once); an older store is
+upgraded when opened, and an older Eunomia refuses a newer store."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -74,6 +75,7 @@ CREATE TABLE IF NOT EXISTS cache (
 UPGRADES: dict[int, str] = {
     1: "ALTER TABLE cases ADD COLUMN attempt_log TEXT",
     2: "SELECT 1",  # zlib blobs stay readable: nothing to convert
+    3: "SELECT 1",  # whole blobs stay readable: nothing to convert
 }
 """The statement that brings a store from version N to N + 1."""
 

@@ -24,7 +24,7 @@ import orjson
 
 from eunomia import __version__, defaults
 from eunomia.errors import EunomiaError
-from eunomia.store._blobs import blob_hash, compress, decompress, json_bytes
+from eunomia.store._blobs import blob_hash, compress, decompress, json_bytes, shared_beginning
 from eunomia.store._rows import CaseRow, RunInfo, RunTotals, SuiteInfo, case_row, now
 from eunomia.store._schema import open_store, store_error
 
@@ -37,6 +37,8 @@ _CASE_SQL = (
 _CACHE_SQL = "INSERT OR REPLACE INTO cache(key, response, latency_s, created) VALUES (?, ?, ?, ?)"
 _BLOB_SQL = "INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)"
 _IN_CHUNK = 500
+_BEGINNINGS_KEPT = 8
+"""Blobs that others begin with kept in memory once read (see :meth:`RunStore._beginning`)."""
 """Hashes per ``IN (...)`` query (below SQLite's variable limit)."""
 
 
@@ -72,6 +74,7 @@ class RunStore:
         self._seq: dict[int, int] = {}
         self._known: set[str] = set()
         """Blob hashes this process has stored: not compressed and inserted again."""
+        self._beginnings: dict[str, bytes] = {}
         self._grouped = 0
         self._pending = _Batch()
         """Writes collected for the next group commit."""
@@ -158,6 +161,9 @@ class RunStore:
     def _commit(self, batch: _Batch) -> None:
         """Write ``batch`` in one transaction."""
         db = self._db
+        for data in list(batch.blobs.values()):
+            if (begins := shared_beginning(data)) is not None:  # stored once, referred to
+                batch.blobs.setdefault(*begins)
         try:
             db.execute("BEGIN")
             fresh = self._absent(batch.blobs)
@@ -209,8 +215,8 @@ class RunStore:
         if self._deferred():
             self._pending.blobs[digest] = data
             return digest
-        self._write(_BLOB_SQL, (digest, compress(data)))
-        self._remember((digest,))
+        self.flush()
+        self._commit(_Batch(blobs={digest: data}))
         return digest
 
     def put_json(self, value: Any) -> str:
@@ -223,7 +229,17 @@ class RunStore:
         row = self._db.execute("SELECT data FROM blobs WHERE hash=?", (digest,)).fetchone()
         if row is None:
             raise EunomiaError(f"run store {self.path} is missing blob {digest[:12]}")
-        return decompress(row[0])
+        return decompress(row[0], self._beginning)
+
+    def _beginning(self, digest: str) -> bytes:
+        """The blob a stored blob begins with (the exercise of an Athena request): the last
+        few read are kept, since the requests of a scenario share one."""
+        data = self._beginnings.get(digest)
+        if data is None:
+            if len(self._beginnings) >= _BEGINNINGS_KEPT:
+                self._beginnings.pop(next(iter(self._beginnings)))
+            data = self._beginnings[digest] = self.get_blob(digest)
+        return data
 
     def get_blobs(self, digests: Iterable[str]) -> dict[str, bytes]:
         """The blobs of ``digests``, a query per :data:`_IN_CHUNK` of them (an export reads a
@@ -237,7 +253,7 @@ class RunStore:
                 todo.append(digest)
             else:
                 out[digest] = data
-        out.update((digest, decompress(data)) for digest, data in self._where_in(
+        out.update((digest, decompress(data, self._beginning)) for digest, data in self._where_in(
             "SELECT hash, data FROM blobs WHERE hash", todo))
         missing = next((d for d in todo if d not in out), None)
         if missing is not None:
@@ -419,7 +435,8 @@ class RunStore:
         for key, response, latency, data in self._where_in(
                 "SELECT c.key, c.response, c.latency_s, b.data FROM cache c"
                 " LEFT JOIN blobs b ON b.hash = c.response WHERE c.key", wanted):
-            out[key] = (response, latency, None if data is None else decompress(data))
+            out[key] = (response, latency,
+                        None if data is None else decompress(data, self._beginning))
         pending = self._pending
         for key in wanted:
             entry = pending.cache.get(key)
