@@ -5,9 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pydantic import TypeAdapter
+
 from eunomia.athena import AthenaFeedback, LLMRequestUsage
 from eunomia.scenarios import Scenario, TestCase
 from eunomia.scheduler import CallError
+
+_FEEDBACK = TypeAdapter(list[AthenaFeedback])
+_USAGE = TypeAdapter(list[LLMRequestUsage])
+"""Lists dumped in one call: a model_dump per item costs twice as much (~2.5 µs an item)."""
 
 
 @dataclass(slots=True)
@@ -29,8 +35,8 @@ class TargetResponse:
     def to_json(self) -> dict[str, Any]:
         """The normalised response, as stored and cached (``reported_cost`` only when set)."""
         out: dict[str, Any] = {
-            "feedback": [f.model_dump(mode="json", by_alias=True) for f in self.feedback],
-            "usage": [u.model_dump(mode="json", by_alias=True) for u in self.usage],
+            "feedback": _FEEDBACK.dump_python(self.feedback, mode="json", by_alias=True),
+            "usage": _USAGE.dump_python(self.usage, mode="json", by_alias=True),
             "latency_s": self.latency_s,
             "raw": self.raw,
         }
