@@ -460,6 +460,23 @@ def test_invalid_json_in_one_case_keeps_the_others(tmp_path: Path) -> None:
     assert "line 3" in diag.message
 
 
+def test_case_files_with_a_byte_order_mark_load_and_bad_utf8_is_named(tmp_path: Path) -> None:
+    folder = write_scenario(tmp_path, cases={"perfect": DIAGRAM, "association": DIAGRAM,
+                                             "b_latin1": DIAGRAM})
+    cases = folder / "test_cases"
+    plain = (cases / "association.json").read_bytes()
+    (cases / "association.json").write_bytes(b"\xef\xbb\xbf" + plain)  # as Windows saves it
+    (cases / "b_latin1.json").write_bytes(plain.replace(b'"ClassDiagram"', b'"Caf\xe9"'))
+    scenario, diags = load_scenario(folder)
+    assert scenario is not None
+    # in name order, the one with the mark read as the one without
+    assert [c.name for c in scenario.test_cases] == ["association", "perfect"]
+    assert scenario.test_cases[0].submission == plain.decode()
+    (bad,) = scenario.invalid_cases
+    assert bad.name == "b_latin1" and "not UTF-8 text" in bad.reason
+    assert [d.file for d in errors(diags)] == [cases / "b_latin1.json"]
+
+
 @pytest.mark.parametrize(
     ("content", "words"),
     [("[1, 2]", "JSON list"), ("\"text\"", "JSON str")],
