@@ -116,9 +116,10 @@ def decompress(stored: bytes, blob: Callable[[str], bytes] | None = None) -> byt
     """The blob's bytes from what :func:`compress` stored (also a store written before small
     blobs were kept raw: every blob zlib). ``blob``: reads the blob a reference begins with
     (without it, a reference gives only its own part)."""
-    if stored[:1] == _REF:
+    begins = reference(stored)
+    if begins is not None:
         own = decompress(stored[1 + _HASH_LEN:])
-        return own if blob is None else blob(stored[1:1 + _HASH_LEN].decode("ascii")) + own
+        return own if blob is None else blob(begins) + own
     if stored[:1] == _RAW:
         return stored[1:]
     return zlib.decompress(stored)

@@ -37,9 +37,9 @@ _CASE_SQL = (
 _CACHE_SQL = "INSERT OR REPLACE INTO cache(key, response, latency_s, created) VALUES (?, ?, ?, ?)"
 _BLOB_SQL = "INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)"
 _IN_CHUNK = 500
+"""Hashes per ``IN (...)`` query (below SQLite's variable limit)."""
 _BEGINNINGS_KEPT = 8
 """Blobs that others begin with kept in memory once read (see :meth:`RunStore._beginning`)."""
-"""Hashes per ``IN (...)`` query (below SQLite's variable limit)."""
 
 
 @dataclass(slots=True, eq=False)
@@ -75,6 +75,7 @@ class RunStore:
         self._known: set[str] = set()
         """Blob hashes this process has stored: not compressed and inserted again."""
         self._beginnings: dict[str, bytes] = {}
+        """The blobs others begin with, read last (:meth:`_beginning`)."""
         self._grouped = 0
         self._pending = _Batch()
         """Writes collected for the next group commit."""
