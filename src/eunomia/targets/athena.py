@@ -216,8 +216,8 @@ class AthenaTarget:
             "model": case.submission,
             "meta": {},
         })
-        # every body of a scenario begins alike (the exercise): the store hashes and
-        # compresses that beginning once (PrefixedBytes)
+        # every body of a scenario begins alike (the exercise): the store hashes that
+        # beginning once and keeps it once, each body referring to it (PrefixedBytes)
         body = PrefixedBytes(prefix + submission[len(b'{"id":'):] + b',"isGraded":true}',
                              prefix)
         if len(self._bodies) >= _BODY_MEMO:
