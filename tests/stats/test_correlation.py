@@ -79,7 +79,7 @@ def test_bootstrap_interval_contains_the_estimate_and_shrinks_with_n() -> None:
         c = correlation(list(x), list(y), "pearson")
         assert c.estimate is not None and c.low is not None and c.high is not None
         assert c.low <= c.estimate <= c.high
-        assert -1.0 <= c.low and c.high <= 1.0
+        assert c.low >= -1.0 and c.high <= 1.0
         widths.append(c.high - c.low)
     assert widths[0] > widths[1] > widths[2]
     assert widths[0] > 0.3  # eight pairs: little is known

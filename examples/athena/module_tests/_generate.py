@@ -112,11 +112,11 @@ def manifest(name: str, data: dict[str, Any], prefix: str, exercise: dict[str, A
                 f"        feedback: {_q(sgi['feedback'])}",
                 f"        credits: {float(sgi['credits'])}",
             ]
-    lines += ["", "# The instructions the test reads: credits_by_id[k] fails unless a feedback item",
-              "# names k.", "default_expected:"]
+    lines += ["", "# The instructions the test reads: credits_by_id[k] fails unless a feedback "
+              "item", "# names k.", "default_expected:"]
     lines += [f'  - "{k}"' for k, *_ in asserts]
-    lines += ["", "# The test's assertions, as written: assert credits_by_id[k] <op> <value>, <message>",
-              "expected_credits:"]
+    lines += ["", "# The test's assertions, as written: assert credits_by_id[k] <op> <value>, "
+              "<message>", "expected_credits:"]
     for k, op, value, message in asserts:
         lines.append(f'  "{k}": "{op} {value}"  # {message}')
     return "\n".join(lines) + "\n"
