@@ -160,6 +160,11 @@ def test_recorded_gpt4o_feedback_is_scored_against_the_tutors(tmp_path: Path) ->
     case = json.loads((results / "test_cases" / "8651329_submission.json").read_text())
     assert case["points"]["awarded_unlimited"] == pytest.approx(-6.5)
     assert case["points"]["awarded"] == 0.0 and case["points"]["tutor"] == pytest.approx(0.497)
+    # the files again from the store (the scenario as stored with the run): the same figures
+    (results / "scenario_results.json").unlink()
+    assert run_cli("export", "gpt4o", cwd=tmp_path).returncode == 0
+    again = json.loads((results / "scenario_results.json").read_text(encoding="utf-8"))
+    assert again["tutor_agreement"] == agreement
 
 
 def test_an_export_with_criteria_keeps_them(tmp_path: Path) -> None:
