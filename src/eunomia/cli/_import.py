@@ -8,17 +8,13 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from eunomia import defaults
 from eunomia.cli._common import console, print_diagnostics
 from eunomia.errors import EunomiaError
 
 import_app = typer.Typer(
     no_args_is_help=True, rich_markup_mode=None,
     help="Make Eunomia's files from other systems' data (athena: an exercise export).")
-
-_SERVER_URL = "http://127.0.0.1:5008/feedback_suggestions"
-"""The manifest's server_url by default (eunomia.importers.DEFAULT_SERVER_URL; not imported
-here, so that the command line starts without loading the importer)."""
-
 
 @import_app.command("athena")
 def import_athena(
@@ -29,7 +25,7 @@ def import_athena(
     output: Annotated[Path, typer.Option(
         "--output", "-o", help="The scenario folder to write.")],
     server_url: Annotated[str, typer.Option(
-        help="The manifest's server_url (the Athena module to ask).")] = _SERVER_URL,
+        help="The manifest's server_url (the Athena module to ask).")] = defaults.ATHENA_MODULE_URL,
     example_solution: Annotated[str, typer.Option(
         help="auto (the exercise's own, else the submission labelled 'Example Solution'), "
              "none, or the id of the submission to use.")] = "auto",

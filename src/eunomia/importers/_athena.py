@@ -36,7 +36,7 @@ from eunomia.importers._athena_export import AthenaExport, ExportFeedback, Expor
 from eunomia.scenarios import load_scenario
 
 EXAMPLE_LABEL = "example solution"
-DEFAULT_SERVER_URL = "http://127.0.0.1:5008/feedback_suggestions"
+DEFAULT_SERVER_URL = defaults.ATHENA_MODULE_URL
 FEEDBACK_ROLES = ("auto", "recorded", "tutor")
 
 
