@@ -2,6 +2,7 @@
 
 import shlex
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -12,20 +13,24 @@ from eunomia import defaults
 from eunomia.cli._common import console, print_diagnostics
 from eunomia.errors import EunomiaError
 
-import_app = typer.Typer(
-    no_args_is_help=True, rich_markup_mode=None,
-    help="Make Eunomia's files from other systems' data (athena: an exercise export).")
 
-@import_app.command("athena")
-def import_athena(
+class Source(StrEnum):
+    """What ``eunomia import`` reads (one kind of export so far)."""
+
+    athena = "athena"
+
+
+def import_command(
+    source: Annotated[Source, typer.Argument(
+        metavar="SOURCE", help="What FILE is: athena (an Athena/Artemis exercise export).")],
     file: Annotated[Path, typer.Argument(
-        help="An Athena/Artemis exercise export (JSON): the exercise with its submissions, "
-             "e.g. Athena's playground/data/example/exercise-6.json or "
-             "sampled_exercise-14676.json.")],
+        metavar="FILE", help="The export (JSON): the exercise with its submissions, e.g. Athena's "
+             "playground/data/example/exercise-6.json or sampled_exercise-14676.json.")],
     output: Annotated[Path, typer.Option(
         "--output", "-o", help="The scenario folder to write.")],
     server_url: Annotated[str, typer.Option(
-        help="The manifest's server_url (the Athena module to ask).")] = defaults.ATHENA_MODULE_URL,
+        help="The manifest's server_url (the Athena module to ask).")
+    ] = defaults.ATHENA_MODULE_URL,
     example_solution: Annotated[str, typer.Option(
         help="auto (the exercise's own, else the submission labelled 'Example Solution'), "
              "none, or the id of the submission to use.")] = "auto",
@@ -38,11 +43,13 @@ def import_athena(
         help="How README.md and the manifest name the source (default: FILE as given).",
         show_default=False)] = None,
 ) -> None:
-    """An Athena exercise export becomes a scenario: one test case per submission, the
-    tutor's score and any recorded feedback kept, the grading criteria when it has them."""
+    """Make a scenario from another system's data. athena: an Athena exercise export becomes
+    a scenario, one test case per submission, the tutor's score and any recorded feedback
+    kept, the grading criteria when it has them (docs/tutor-agreement.md)."""
     from eunomia.bounds import check_url
     from eunomia.importers import ImportOptions, read_export, write_scenario
 
+    assert source is Source.athena  # (the only choice typer lets through)
     try:
         check_url(server_url)
     except ValueError as exc:
