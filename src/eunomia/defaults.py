@@ -34,6 +34,8 @@ ATHENA_SECRET_ENV: Final = "ATHENA_SECRET"
 """Environment variable holding the Authorization secret."""
 ATHENA_X_SERVER_URL: Final = "http://localhost"
 """Value of the X-Server-URL header (the LMS the module believes it serves)."""
+ATHENA_MODULE_URL: Final = "http://127.0.0.1:5008/feedback_suggestions"
+"""The ``server_url`` a scenario made by ``eunomia import athena`` names by default."""
 
 # --- files and folders ----------------------------------------------------------
 RESULTS_DIR: Final = Path("results")
@@ -218,7 +220,8 @@ JUDGE_REPEAT_TEMPERATURE: Final = 0.7
 the K scorings would be identical and their agreement says nothing."""
 
 TARGET_SPECS: Final = ("athena, athena:<url>, example, llm:<model spec>, http:<name>, "
-                       "baseline:default or baseline:constant")
+                       "baseline:default, baseline:constant, recorded (the feedback recorded "
+                       "in the scenario) or recorded:tutor")
 """The systems under test ``--target`` names (help and error messages)."""
 
 CACHE_FRESH_KEYS_MAX: Final = 1_000_000

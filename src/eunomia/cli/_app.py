@@ -15,6 +15,7 @@ import typer
 from eunomia import __version__, defaults
 from eunomia.cli import _eval, _judge_check, _run, _store_cmds
 from eunomia.cli._compare import compare
+from eunomia.cli._import import import_command
 from eunomia.cli._report import report
 from eunomia.cli._serve_model import serve_model
 from eunomia.cli._show import show
@@ -40,6 +41,7 @@ app.command()(view)
 app.command()(validate)
 app.command()(show)
 app.command("serve-model")(serve_model)
+app.command("import")(import_command)
 
 
 @app.command("serve-example")

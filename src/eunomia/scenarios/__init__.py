@@ -9,6 +9,13 @@ from eunomia.scenarios._baseline import (
     baseline_instructions,
 )
 from eunomia.scenarios._discover import ScenarioSource, discover
+from eunomia.scenarios._grades import (
+    CreditExpectation,
+    RecordedFeedback,
+    RecordedItem,
+    TutorGrade,
+    parse_credit_expectation,
+)
 from eunomia.scenarios._loader import exercise_id_for, inside, load_scenario
 from eunomia.scenarios._model import (
     Criterion,
@@ -24,19 +31,24 @@ __all__ = [
     "BASELINES",
     "BASELINE_DEFAULT",
     "BASELINE_TARGETS",
+    "CreditExpectation",
     "Criterion",
     "Exercise",
     "Instruction",
     "InvalidTestCase",
+    "RecordedFeedback",
+    "RecordedItem",
     "Scenario",
     "ScenarioSource",
     "TestCase",
+    "TutorGrade",
     "baseline_feedback",
     "baseline_instructions",
     "discover",
     "exercise_id_for",
     "inside",
     "load_scenario",
+    "parse_credit_expectation",
     "scenario_from_json",
     "scenario_to_json",
 ]

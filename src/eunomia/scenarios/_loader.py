@@ -18,6 +18,7 @@ import orjson
 
 from eunomia import defaults
 from eunomia.errors import Diagnostic, Severity, error, has_errors, warning
+from eunomia.scenarios._case_data import CaseDataReader
 from eunomia.scenarios._manifest import Manifest
 from eunomia.scenarios._model import (
     Criterion,
@@ -234,7 +235,13 @@ def _read_cases(
                 reason = f"expected an Apollon diagram object, got a JSON {type(data).__name__}"
             else:
                 diagram_type = str(data.get("type", ""))
-                if "elements" not in data or not diagram_type:
+                if diagram_type and "elements" not in data and "nodes" in data \
+                        and "edges" in data:
+                    diags.append(warning(path, "Apollon version 4 diagram (nodes and edges): "
+                                               "the current Athena reads it, the legacy one "
+                                               "does not, and Eunomia's report cannot draw "
+                                               "it"))
+                elif "elements" not in data or not diagram_type:
                     diags.append(warning(path, "does not look like an Apollon diagram "
                                                "(no 'type' or 'elements'); sent as is"))
                 elif isinstance(data.get("elements"), list):
@@ -273,6 +280,10 @@ def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
     if read:
         case_names |= {bad.name for bad in read[1]}
     default, diffs = build.expectations(by_textual, case_names)
+    labelled = manifest.default_expected is not None
+    common, per_case = CaseDataReader(doc, manifest, by_textual, build.diags).read(
+        case_names, (lambda name: {diffs.get(name, {}).get(i, i) for i in default})
+        if labelled else None)
 
     diags = build.diags
     if has_errors(d for d in diags if d.file == manifest_path) or read is None:
@@ -283,6 +294,7 @@ def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
     for index, (name, path, text, diagram_type) in enumerate(good, start=1):
         replaced = diffs.get(name, {})
         expected = tuple(replaced.get(i, i) for i in default)
+        data = per_case.get(name)
         test_cases.append(
             TestCase(
                 name=name,
@@ -292,6 +304,9 @@ def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
                 expected=expected,
                 diff_instructions=frozenset(replaced.values()),
                 diagram_type=diagram_type,
+                expected_credits=common if data is None else data.expected_credits,
+                tutor=None if data is None else data.tutor,
+                recorded=None if data is None else data.recorded,
             )
         )
     ex = manifest.exercise
@@ -312,7 +327,7 @@ def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
         ),
         criteria=criteria,
         default_expected=default,
-        labelled=manifest.default_expected is not None,
+        labelled=labelled,
         test_cases=test_cases,
         invalid_cases=bad,
         diagnostics=diags,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from eunomia import defaults
 from eunomia.bounds import Credits, OptionalUrl, Points
+from eunomia.scenarios._grades import CreditExpectation, parse_credit_expectation
 
 
 def _as_text_id(value: Any) -> Any:
@@ -57,6 +59,75 @@ class ManifestExercise(BaseModel):
         return {} if value is None else value
 
 
+Expectation = Annotated[CreditExpectation, BeforeValidator(parse_credit_expectation)]
+"""``== 0.0``, ``>= 1.0`` or a number: checked (finite, in range) as the file is read."""
+Percent = Annotated[float, Field(allow_inf_nan=False, ge=0, le=defaults.MAX_POINTS)]
+"""A tutor's result in percent of ``max_points`` (above 100 only with bonus points)."""
+
+
+def _text_keys(value: Any) -> Any:
+    return {_as_text_id(k): v for k, v in value.items()} if isinstance(value, dict) else value
+
+
+def _empty_dict(value: Any) -> Any:
+    return {} if value is None else value
+
+
+def _case_keys(value: Any) -> Any:
+    return _text_keys(_empty_dict(value))
+
+
+class ManifestFeedbackItem(BaseModel):
+    """One recorded feedback item (a tutor's, or a system's captured elsewhere)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    title: str = ""
+    description: str = ""
+    credits: Credits
+    instruction: str | None = None
+    """The instruction it names (an instruction id of this manifest), if any."""
+    element: str = ""
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    _v_instruction = field_validator("instruction", mode="before")(_as_text_id)
+    _v_meta = field_validator("meta", mode="before")(_empty_dict)
+
+
+class ManifestRecorded(BaseModel):
+    """Feedback a system gave elsewhere: ``--target recorded`` replays it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    source: str = ""
+    """Who gave it (e.g. ``azure_openai_gpt-4o through Athena's basic approach``)."""
+    feedback: list[ManifestFeedbackItem]
+
+
+class ManifestTutor(BaseModel):
+    """The tutor's grade: ``points``, or ``percent`` of ``max_points``; and feedback."""
+
+    model_config = ConfigDict(extra="allow")
+
+    points: Points | None = None
+    percent: Percent | None = None
+    feedback: list[ManifestFeedbackItem] | None = None
+    source: str = ""
+
+
+class ManifestCase(BaseModel):
+    """What one test case carries beside its diagram (``cases: {<test case>: ...}``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    expected_credits: dict[str, Expectation] | None = None
+    """``{instruction id: expectation}``, replacing the scenario's for those instructions."""
+    tutor: ManifestTutor | None = None
+    recorded: ManifestRecorded | None = None
+
+    _v_credits = field_validator("expected_credits", mode="before")(_text_keys)
+
+
 class Manifest(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -68,6 +139,13 @@ class Manifest(BaseModel):
     cases have no expectations and only what needs none is measured."""
     test_case_diffs: dict[str, dict[str, str] | None] = Field(default_factory=dict)
     """``{default instruction id: {test case name: replacement instruction id}}``."""
+    expected_credits: dict[str, Expectation] | None = None
+    """``{instruction id: expectation}`` on the credits given under it, for every case."""
+    cases: dict[str, ManifestCase] = Field(default_factory=dict)
+    """``{test case name: credit expectations, tutor grade, recorded feedback}``."""
+
+    _v_credits = field_validator("expected_credits", mode="before")(_text_keys)
+    _v_cases = field_validator("cases", mode="before")(_case_keys)
 
     @field_validator("server_url", mode="before")
     @classmethod

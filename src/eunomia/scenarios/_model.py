@@ -12,6 +12,7 @@ from eunomia.athena import (
     AthenaGradingInstruction,
 )
 from eunomia.errors import Diagnostic
+from eunomia.scenarios._grades import CreditExpectation, RecordedFeedback, TutorGrade
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,12 @@ class TestCase:
     diff_instructions: frozenset[int]
     """The replacement instructions this case is about (weight 2 in the case score)."""
     diagram_type: str = ""
+    expected_credits: tuple[tuple[int, CreditExpectation], ...] = ()
+    """``(instruction id, expectation)``: what the credits given under it must satisfy."""
+    tutor: TutorGrade | None = None
+    """The tutor's grade of this submission, when the scenario records one."""
+    recorded: RecordedFeedback | None = None
+    """Feedback a system gave this submission elsewhere (``--target recorded`` replays it)."""
 
     __test__ = False  # not a pytest class
 
@@ -107,6 +114,11 @@ class Scenario:
         if index is None or len(index) != len(self.test_cases):
             index = self._by_name = {c.name: c for c in self.test_cases}
         return index.get(name)
+
+    @property
+    def graded(self) -> bool:
+        """Whether some case carries a tutor's grade (agreement with tutors is measured)."""
+        return any(c.tutor is not None for c in self.test_cases)
 
     def criterion_of(self, instruction_id: int) -> Criterion:
         return self.criteria[self.instructions[instruction_id].criterion_id - 1]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from eunomia.errors import Diagnostic, Severity
+from eunomia.scenarios._grades import CreditExpectation, TutorGrade
 from eunomia.scenarios._model import (
     Criterion,
     Exercise,
@@ -18,6 +19,26 @@ from eunomia.scenarios._model import (
     Scenario,
     TestCase,
 )
+
+
+def _grades_json(t: TestCase) -> dict[str, Any]:
+    """A case's credit expectations and tutor grade, when it has them (the recorded feedback
+    is not kept: the run stores the answers it replayed)."""
+    out: dict[str, Any] = {}
+    if t.expected_credits:
+        out["expected_credits"] = [[i, e.op, e.value] for i, e in t.expected_credits]
+    if t.tutor is not None:
+        out["tutor"] = {"points": t.tutor.points, "percent": t.tutor.percent}
+    return out
+
+
+def _grades_of(t: dict[str, Any]) -> tuple[tuple[tuple[int, CreditExpectation], ...],
+                                            TutorGrade | None]:
+    credits = tuple((int(i), CreditExpectation(str(op), float(v)))
+                    for i, op, v in t.get("expected_credits", ()))
+    tutor = t.get("tutor")
+    return credits, (None if tutor is None else TutorGrade(float(tutor["points"]),
+                                                           tutor.get("percent")))
 
 
 def scenario_to_json(sc: Scenario) -> dict[str, Any]:
@@ -50,7 +71,7 @@ def scenario_to_json(sc: Scenario) -> dict[str, Any]:
         "test_cases": [
             {"name": t.name, "path": str(t.path), "submission_id": t.submission_id,
              "expected": list(t.expected), "diff_instructions": sorted(t.diff_instructions),
-             "diagram_type": t.diagram_type}
+             "diagram_type": t.diagram_type, **_grades_json(t)}
             for t in sc.test_cases
         ],
         "invalid_cases": [
@@ -91,7 +112,7 @@ def scenario_from_json(data: dict[str, Any]) -> Scenario:
         labelled=bool(data.get("labelled", True)),
         test_cases=[
             TestCase(t["name"], Path(t["path"]), t["submission_id"], "", tuple(t["expected"]),
-                     frozenset(t["diff_instructions"]), t["diagram_type"])
+                     frozenset(t["diff_instructions"]), t["diagram_type"], *_grades_of(t))
             for t in data["test_cases"]
         ],
         invalid_cases=[InvalidTestCase(b["name"], Path(b["path"]), b["reason"])

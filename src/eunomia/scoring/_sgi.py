@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from eunomia import defaults
 from eunomia.athena import AthenaFeedback
 from eunomia.scenarios import Instruction, Scenario, TestCase
+from eunomia.scoring._credits import CasePoints, case_points
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,9 @@ class CaseScore:
     """False for a case of an unlabelled scenario: nothing was expected, so the correctness
     fields (missing, extra, expected score, fully correct, detected, score %) mean nothing
     and every output leaves them out; returned, unrecognized and unreferenced still hold."""
+    points: CasePoints | None = None
+    """The points awarded, the credit expectations checked and the items whose credits
+    differ from their instruction's (:mod:`eunomia.scoring._credits`)."""
 
 
 def _sign(x: float) -> int:
@@ -107,7 +111,7 @@ def score_case(
             duplicates=tuple(duplicates), diff_instructions=(), expected_score=0.0,
             returned_score=sum(known[i].credits for i in returned), fully_correct=False,
             score_match=False, detected_correctly=False, score_percent=0.0, wrong_less=0,
-            wrong_more=0, labelled=False)
+            wrong_more=0, labelled=False, points=case_points(scenario, case, feedback))
     expected = case.expected
     expected_set = set(expected)
     missing = tuple(i for i in expected if i not in seen)
@@ -142,6 +146,7 @@ def score_case(
         wrong_less=wrong_less,
         wrong_more=wrong_more,
         criteria_results=criteria_results,
+        points=case_points(scenario, case, feedback),
     )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from eunomia.pricing import cost_disagrees
 from eunomia.scenarios import Scenario
 from eunomia.scoring._outcome import CaseOutcome, CaseStatus
+from eunomia.scoring._sgi import CaseScore
 
 
 @dataclass(slots=True)
@@ -91,6 +92,22 @@ class ScenarioSummary:
     """Eunomia's cost of the same cases (those whose cost is known)."""
     cost_disagreements: int = 0
     """Cases whose reported cost differs from Eunomia's by more than 1 %."""
+    returned_points: list[float] = field(default_factory=list)
+    """Points by the instructions returned, of every scored case."""
+    awarded: dict[str, list[float]] = field(default_factory=dict)
+    """Points awarded (Artemis' total of the items' credits) per case, one per scored repeat."""
+    awarded_unknown: int = 0
+    """Scored cases with an item whose credits are not a finite number (no total)."""
+    credit_checks: int = 0
+    """Credit expectations checked (over scored cases)..."""
+    credit_checks_met: int = 0
+    """... of which met."""
+    cases_with_credit_checks: int = 0
+    cases_credit_checks_met: int = 0
+    """Scored cases with credit expectations, all of them met."""
+    credit_disagreements: int = 0
+    """Feedback items naming an instruction with other credits than the instruction's."""
+    cases_with_credit_disagreements: int = 0
 
     def __post_init__(self) -> None:
         self.criteria = {c.id: CriterionStats() for c in self.scenario.criteria}
@@ -133,6 +150,7 @@ class ScenarioSummary:
         self.unrecognized_ids += len(score.unrecognized)
         self.cases_with_unrecognized += bool(score.unrecognized)
         self.answers[tuple(sorted(score.returned))] += 1
+        self._add_points(outcome.case, score)
         if not score.labelled:
             return  # nothing was expected: no correctness to count
         self.fully_correct += score.fully_correct
@@ -155,6 +173,24 @@ class ScenarioSummary:
         for cid, missed in touched.items():
             self.criteria[cid].cases += 1
             self.criteria[cid].missed += missed
+
+    def _add_points(self, case: str, score: CaseScore) -> None:
+        self.returned_points.append(score.returned_score)
+        points = score.points
+        if points is None:
+            return
+        if points.awarded is None:
+            self.awarded_unknown += 1
+        else:
+            self.awarded.setdefault(case, []).append(points.awarded)
+        if points.checks:
+            met = sum(c.met for c in points.checks)
+            self.credit_checks += len(points.checks)
+            self.credit_checks_met += met
+            self.cases_with_credit_checks += 1
+            self.cases_credit_checks_met += met == len(points.checks)
+        self.credit_disagreements += len(points.disagreements)
+        self.cases_with_credit_disagreements += bool(points.disagreements)
 
     @property
     def cost_sum(self) -> float:

@@ -16,20 +16,32 @@ from eunomia.stats._agreement import (
     quadratic_weighted_kappa,
 )
 from eunomia.stats._auc import auc, clustered_auc_ci
+from eunomia.stats._correlation import (
+    Correlation,
+    average_ranks,
+    correlation,
+    fisher_interval,
+    pearson,
+    spearman,
+)
 from eunomia.stats._descriptive import distribution, flip_rate, pareto_front, quantile
 from eunomia.stats._intervals import Interval, bootstrap_mean_ci
 from eunomia.stats._regression import LinearFit, linear_fit, t_quantile
 from eunomia.stats._tests import PairedDelta, TestResult, mcnemar, paired_bootstrap
 
 __all__ = [
+    "Correlation",
     "Interval",
     "LinearFit",
     "PairedDelta",
     "TestResult",
     "auc",
+    "average_ranks",
     "bootstrap_mean_ci",
     "clustered_auc_ci",
+    "correlation",
     "distribution",
+    "fisher_interval",
     "fleiss_kappa",
     "flip_rate",
     "icc",
@@ -39,8 +51,10 @@ __all__ = [
     "mean_absolute_difference",
     "paired_bootstrap",
     "pareto_front",
+    "pearson",
     "percent_agreement",
     "quadratic_weighted_kappa",
     "quantile",
+    "spearman",
     "t_quantile",
 ]

@@ -10,7 +10,7 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 
 
-def as_finite_array(values: Sequence[float], name: str) -> FloatArray:
+def as_finite_array(values: Sequence[float] | FloatArray, name: str) -> FloatArray:
     """Return ``values`` as a 1-D float64 array; raise ValueError on NaN/inf or wrong shape."""
     array = np.asarray(values, dtype=np.float64)
     if array.ndim != 1:

@@ -1,5 +1,6 @@
-"""Build a target from its spec: ``athena``, ``example``, ``llm:<model spec>`` or
-``http:<name>`` (an HTTP system of ``models.yml``)."""
+"""Build a target from its spec: ``athena``, ``example``, ``llm:<model spec>``,
+``http:<name>`` (an HTTP system of ``models.yml``), ``baseline:<kind>`` or ``recorded``
+(the feedback recorded in the scenario, replayed)."""
 
 from __future__ import annotations
 
@@ -59,6 +60,10 @@ def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
         from eunomia.targets.baseline import BaselineTarget
 
         return BaselineTarget(rest or "default")
+    if kind == "recorded":
+        from eunomia.targets.recorded import RecordedTarget
+
+        return RecordedTarget(rest or "recorded")
     if kind == "http":
         from eunomia.targets.http import build_http_target
 

@@ -26,7 +26,15 @@ from eunomia.exports import FileWriter, write_csv
 from eunomia.files import write_text_atomic
 from eunomia.pricing import CostSummary, cost_disagrees
 from eunomia.scenarios import Instruction, Scenario
-from eunomia.scoring import CaseConsistency, CaseOutcome, ConsistencySummary, ScenarioSummary
+from eunomia.scoring import (
+    CaseConsistency,
+    CaseOutcome,
+    ConsistencySummary,
+    ScenarioSummary,
+    case_points_json,
+    points_json,
+    points_rows,
+)
 
 CASE_COLUMNS = (
     "Test Case",
@@ -150,6 +158,7 @@ def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
             }
             for c in s.criteria_results
         ]
+    out |= case_points_json(scenario, outcome)  # points both ways, credits, tutor's grade
     out["feedback"] = [item.model_dump(mode="json") for item in outcome.feedback]
     return out
 
@@ -201,6 +210,7 @@ def summary_rows(summary: ScenarioSummary) -> list[tuple[str, str]]:
         ("Feedback Items", str(summary.feedback_items)),
         ("Feedback Items Naming An Instruction", str(summary.sgi_items)),
         ("Cases Answered From The Cache", str(summary.cached)),
+        *points_rows(summary),  # points both ways, credits, agreement with tutors
     ]
 
 
@@ -261,6 +271,7 @@ def summary_json(summary: ScenarioSummary, meta: dict[str, Any],
             for st in (summary.instructions[i.id],)
         ],
         "diagnostics": [str(d) for d in sc.diagnostics],
+        **points_json(summary),  # points both ways, credits, agreement with tutors
     }
 
 

@@ -11,6 +11,12 @@ filling in its own groups; ``_render.py`` turns it into HTML.
 """
 
 from eunomia.report._kind import ReportKind
+from eunomia.report.html._agreement import (
+    AgreementPoint,
+    AgreementSeries,
+    agreement_chart,
+    agreement_series,
+)
 from eunomia.report.html._costs import CostBook
 from eunomia.report.html._data import (
     build_run_report,
@@ -54,6 +60,8 @@ from eunomia.report.html._render import (
 __all__ = [
     "CSP",
     "NONE_LABEL",
+    "AgreementPoint",
+    "AgreementSeries",
     "CaseDiagram",
     "CaseLine",
     "ConfusionMatrix",
@@ -76,6 +84,8 @@ __all__ = [
     "RunReport",
     "Series",
     "WorstCase",
+    "agreement_chart",
+    "agreement_series",
     "build_run_report",
     "generic_group",
     "latencies",
