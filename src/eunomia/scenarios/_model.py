@@ -97,6 +97,9 @@ class Scenario:
     failures are)."""
     invalid_cases: list[InvalidTestCase] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    labels_note: str = ""
+    """How many cases its ``labels.yml`` labels ("12 of 39 cases labelled in labels.yml
+    (anna 12)"); empty without one."""
     instructions: dict[int, Instruction] = field(default_factory=dict)
     """All instructions by numeric id."""
     by_textual_id: dict[str, Instruction] = field(default_factory=dict)

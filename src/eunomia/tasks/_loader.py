@@ -418,7 +418,8 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnostic]]:
             elif p.is_dir():
                 found = sorted(
                     f for f in p.iterdir()
-                    if f.is_file() and f.suffix.lower() in defaults.TASK_SUITE_EXTENSIONS)
+                    if f.is_file() and f.suffix.lower() in defaults.TASK_SUITE_EXTENSIONS
+                    and f.name != defaults.LABELS_FILE)  # human scores, not a suite
                 if not found:
                     problems.append(error(p, "no .yaml or .yml files in this folder"))
                 files += found
