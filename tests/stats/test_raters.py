@@ -67,3 +67,17 @@ def test_the_interval_is_deterministic_for_a_seed() -> None:
     assert first == rater_agreement(items, seed=3)
     with pytest.raises(ValueError):
         rater_agreement(items, confidence=1.0)
+
+
+def test_a_paired_statistic_with_its_interval() -> None:
+    from eunomia.stats import mean_absolute_difference, paired_statistic_ci
+
+    human = [4.0, 1.0, 4.0, 5.0, 3.0, 2.0]
+    judge = [4.0, 2.0, 4.0, 4.0, 3.0, 4.0]
+    got = paired_statistic_ci(human, judge, mean_absolute_difference, resamples=500)
+    assert got is not None and got.n == 6
+    assert got.estimate == pytest.approx(4 / 6)
+    assert 0.0 <= got.low <= got.estimate <= got.high <= 2.0
+    assert paired_statistic_ci([], [], mean_absolute_difference) is None
+    with pytest.raises(ValueError, match="same length"):
+        paired_statistic_ci([1.0], [], mean_absolute_difference)

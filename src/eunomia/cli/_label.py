@@ -37,11 +37,14 @@ def label(
         help="Address to bind; anything but a loopback address lets everyone who can reach "
              "it read the cases and write labels.")] = defaults.VIEWER_HOST,
     port: Annotated[int, typer.Option(help="Port to listen on.")] = defaults.LABEL_PORT,
+    target: Annotated[str | None, typer.Option(
+        help="The candidate whose answers to score (for a RUN of several).")] = None,
 ) -> None:
     """Label cases in a browser, into the suite's own files: a scenario's expected
     instructions (labels.yml beside its manifest), with the submission drawn beside the
-    example solution, progress and the labellers' agreement."""
-    from eunomia.labelling import Book, create_app, serve_forever, set_expected
+    example solution, progress and the labellers' agreement; or a judged task run's answers
+    with a 0-5 score each (labels.yml beside its suites: their human_score)."""
+    from eunomia.labelling import Book, RunBook, create_app, serve_forever, set_expected
     from eunomia.scenarios._labels import LABELLER_RE, labels_path
     from eunomia.viewer._app import is_loopback
 
@@ -52,24 +55,31 @@ def label(
         raise EunomiaError(f"--labeller {labeller!r}: use letters, digits, space and . @ _ - "
                            "(at most 40 characters)")
     folder = Path(what)
-    if not (folder / defaults.MANIFEST_FILE).is_file():
-        if folder.exists():
-            raise EunomiaError(f"{what} is not a scenario folder (no "
-                               f"{defaults.MANIFEST_FILE} in it)")
-        raise EunomiaError(f"{what}: no scenario folder of that name (a judged task run is "
-                           "labelled by its run name; see eunomia runs)")
-    book = Book(folder)
-    if expected is not None:
-        set_expected(labels_path(folder), _expected(expected))
+    book: Book | RunBook
+    if (folder / defaults.MANIFEST_FILE).is_file():
+        book = Book(folder)
+        if expected is not None:
+            set_expected(labels_path(folder), _expected(expected))
+        where = f"{folder}: {book.read().labelled} of {len(book.cases)} cases labelled; " \
+                f"labels go to {book.path}"
+    elif folder.exists():
+        raise EunomiaError(f"{what} is not a scenario folder (no {defaults.MANIFEST_FILE} in it); "
+                           "a judged task run is labelled by its run name (eunomia runs)")
+    else:
+        if expected is not None:
+            raise EunomiaError("--expected is for a scenario; for a run, set human_score in "
+                               "the labels.yml beside its suites (mean, or labellers' names)")
+        book = RunBook(store or results / defaults.STORE_FILE, what, target)
+        where = f"run {book.run} (candidate {book.target}): {book.read().labelled} of " \
+                f"{len(book.answers)} answers scored; scores go to " \
+                + ", ".join(str(p) for p in book.paths)
     out = console()
     if not is_loopback(host):
         out.print(f"[yellow]warning:[/] serving on {escape(host)}: anyone who can reach it "
                   "can read the cases and write labels")
 
     def announce(url: str) -> None:
-        done = book.read()
-        out.print(f"Labelling {escape(str(folder))}: {done.labelled} of {len(done.cases)} cases "
-                  f"labelled; labels go to {escape(str(book.path))}", soft_wrap=True)
+        out.print(f"Labelling {escape(where)}", soft_wrap=True)
         out.print(f"Open {escape(url)} (Ctrl-C to stop)", soft_wrap=True)
 
     try:

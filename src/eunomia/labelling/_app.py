@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from eunomia.labelling import _run_views, _scenario_views
 from eunomia.labelling._book import Book
 from eunomia.labelling._http import (
     LABELLER_KEY,
@@ -27,7 +28,7 @@ from eunomia.labelling._http import (
     token_ok,
 )
 from eunomia.labelling._pages import render
-from eunomia.labelling._scenario_views import BOOK_KEY, case_page, case_save, index
+from eunomia.labelling._runbook import RunBook
 from eunomia.scenarios._labels import LABELLER_RE
 from eunomia.viewer._app import is_loopback
 
@@ -66,17 +67,24 @@ async def labeller_save(request: web.Request) -> web.Response:
     return response
 
 
-def create_app(book: Book, *, labeller: str = "", loopback_only: bool = True) -> web.Application:
-    """The label server of ``book``; ``labeller``: everyone who opens it labels as this
-    name (empty: each browser says who it is, kept in a cookie)."""
+def create_app(book: Book | RunBook, *, labeller: str = "",
+               loopback_only: bool = True) -> web.Application:
+    """The label server of ``book`` (a scenario, or a judged task run); ``labeller``:
+    everyone who opens it labels as this name (empty: each browser says who it is, kept in
+    a cookie)."""
     app = web.Application(middlewares=[guard], client_max_size=256 * 1024)
-    app[BOOK_KEY] = book
     app[LABELLER_KEY] = labeller
     app[TOKEN_KEY] = secrets.token_urlsafe(24)
     app[LOOPBACK_ONLY_KEY] = loopback_only
-    app.router.add_get("/", index)
-    app.router.add_get("/cases/{name:.+}", case_page)
-    app.router.add_post("/cases/{name:.+}", case_save)
+    if isinstance(book, RunBook):
+        app[_run_views.RUNBOOK_KEY] = book
+        views = (_run_views.index, _run_views.case_page, _run_views.case_save)
+    else:
+        app[_scenario_views.BOOK_KEY] = book
+        views = (_scenario_views.index, _scenario_views.case_page, _scenario_views.case_save)
+    app.router.add_get("/", views[0])
+    app.router.add_get("/cases/{name:.+}", views[1])
+    app.router.add_post("/cases/{name:.+}", views[2])
     app.router.add_get("/labeller", labeller_form)
     app.router.add_post("/labeller", labeller_save)
     return app

@@ -124,7 +124,7 @@ async def index(request: web.Request) -> web.Response:
         subtitle=f"{book.scenario.exercise.title} · {len(book.scenario.criteria)} criteria",
         labeller=labeller, can_change=not request.app[LABELLER_KEY],
         next_mine=_next_mine(book, snap, labeller) if labeller else None,
-        banners=[], done=snap.labelled, total=len(snap.cases), unit="cases",
+        banners=[], done=snap.labelled, total=len(snap.cases), unit="cases", unit_one="case",
         progress_lines=_progress(book, snap, labeller),
         order_note="Cases the labellers disagree on first, then in the scenario's order.",
         headers=[("#", True), ("Case", False), ("State", False), ("Labelled by", False),

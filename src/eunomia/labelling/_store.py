@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from eunomia.errors import EunomiaError, has_errors
+from eunomia.errors import Diagnostic, EunomiaError, has_errors
 from eunomia.files import write_text_atomic
 from eunomia.scenarios._labels import (
     CaseLabel,
@@ -29,6 +29,13 @@ from eunomia.scenarios._labels import (
     read_labels,
 )
 from eunomia.store import now
+from eunomia.tasks._labels import (
+    HistoryScore,
+    ScoreLabel,
+    TaskLabels,
+    read_task_labels,
+    task_labels_yaml,
+)
 
 if sys.platform != "win32":
     import fcntl
@@ -40,6 +47,7 @@ HEADER = ("# Labels given with `eunomia label` (see README.md, 'Labelling in the
 _THREAD_LOCK = threading.Lock()
 
 L = TypeVar("L")
+M = TypeVar("M", ScenarioLabels, TaskLabels)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,21 +78,32 @@ def folder_lock(folder: Path) -> Iterator[None]:
             os.close(fd)  # closing releases the lock
 
 
-def read_scenario_labels(path: Path) -> ScenarioLabels:
-    """The scenario's labels, or an error naming the file and what is wrong with it."""
-    labels, _, problems = read_labels(path)
+def _usable(path: Path, labels: M | None, problems: list[Diagnostic]) -> M:
     if labels is None or has_errors(problems):
         shown = "; ".join(str(p) for p in problems[:3])
         raise EunomiaError(f"{path} cannot be read ({shown}); fix it, then save again")
     return labels
 
 
-def _update(path: Path, change: Callable[[ScenarioLabels], bool]) -> None:
+def read_scenario_labels(path: Path) -> ScenarioLabels:
+    """The scenario's labels, or an error naming the file and what is wrong with it."""
+    labels, _, problems = read_labels(path)
+    return _usable(path, labels, problems)
+
+
+def read_scores(path: Path) -> TaskLabels:
+    """The human scores of a folder of task suites, or an error naming the file."""
+    labels, problems = read_task_labels(path)
+    return _usable(path, labels, problems)
+
+
+def _update(path: Path, read: Callable[[Path], M], dump: Callable[[M, str], str],
+            change: Callable[[M], bool]) -> None:
     """Apply ``change`` to the labels on disk, under the lock; write when it says so."""
     with folder_lock(path.parent):
-        labels = read_scenario_labels(path)
+        labels = read(path)
         if change(labels):
-            write_text_atomic(path, labels_yaml(labels, HEADER))
+            write_text_atomic(path, dump(labels, HEADER))
 
 
 def save_case_label(path: Path, case: str, labeller: str, choices: dict[str, str], note: str,
@@ -107,7 +126,7 @@ def save_case_label(path: Path, case: str, labeller: str, choices: dict[str, str
         outcome.append(Saved(True, label))
         return True
 
-    _update(path, change)
+    _update(path, read_scenario_labels, labels_yaml, change)
     return outcome[0]
 
 
@@ -120,4 +139,38 @@ def set_expected(path: Path, expected: str | list[str]) -> None:
         labels.expected = expected
         return True
 
-    _update(path, change)
+    _update(path, read_scenario_labels, labels_yaml, change)
+
+
+@dataclass(frozen=True, slots=True)
+class Rated:
+    """What a human score was given to."""
+
+    run: str
+    target: str
+    answer_sha256: str
+
+
+def save_score(path: Path, suite: str, case: str, labeller: str, score: int, note: str,
+               base_revision: int, rated: Rated) -> Saved[ScoreLabel]:
+    """:func:`save_case_label` for a human score of a task case's answer."""
+    outcome: list[Saved[ScoreLabel]] = []
+
+    def change(labels: TaskLabels) -> bool:
+        current = labels.suites.get(suite, {}).get(case, {}).get(labeller)
+        revision = current.revision if current is not None else 0
+        if revision != base_revision:
+            outcome.append(Saved(False, current))
+            return False
+        label = ScoreLabel(score=score, note=note, at=now(), revision=revision + 1,
+                           run=rated.run, target=rated.target,
+                           answer_sha256=rated.answer_sha256)
+        if current is not None:
+            labels.history.append(HistoryScore(**current.model_dump(), suite=suite, case=case,
+                                               labeller=labeller, replaced_at=label.at))
+        labels.suites.setdefault(suite, {}).setdefault(case, {})[labeller] = label
+        outcome.append(Saved(True, label))
+        return True
+
+    _update(path, read_scores, task_labels_yaml, change)
+    return outcome[0]

@@ -27,7 +27,7 @@ from eunomia.stats._correlation import (
 )
 from eunomia.stats._descriptive import distribution, flip_rate, pareto_front, quantile
 from eunomia.stats._intervals import Interval, bootstrap_mean_ci
-from eunomia.stats._raters import RaterAgreement, rater_agreement
+from eunomia.stats._raters import RaterAgreement, paired_statistic_ci, rater_agreement
 from eunomia.stats._regression import LinearFit, linear_fit, t_quantile
 from eunomia.stats._tests import PairedDelta, TestResult, mcnemar, paired_bootstrap
 
@@ -54,6 +54,7 @@ __all__ = [
     "mcnemar",
     "mean_absolute_difference",
     "paired_bootstrap",
+    "paired_statistic_ci",
     "pareto_front",
     "pearson",
     "percent_agreement",

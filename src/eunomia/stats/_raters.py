@@ -1,5 +1,6 @@
 """How much several raters (human labellers) agree on nominal labels of the same items, with
-a bootstrap interval over the items.
+a bootstrap interval over the items; and any statistic of two raters' paired scores with one
+(:func:`paired_statistic_ci`).
 
 Two raters: Cohen's kappa over the items both labelled. More: Fleiss' kappa over the items
 at least two labelled (each item's agreement over its own raters, :func:`fleiss_kappa`).
@@ -9,7 +10,7 @@ move with other cases of the same kind; with few items it is wide, and ``n`` say
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -123,3 +124,35 @@ def rater_agreement(
         low, high = bounds if bounds is not None else (kappa, kappa)
         interval = Interval(kappa, low, high, n, confidence)
     return RaterAgreement(method, kappa, interval, percent, len(usable), len(raters))
+
+
+def paired_statistic_ci(
+    a: Sequence[float],
+    b: Sequence[float],
+    statistic: Callable[[Sequence[float], Sequence[float]], float | None],
+    *,
+    confidence: float = 0.95,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> Interval | None:
+    """``statistic(a, b)`` of paired values (two raters' scores of the same items) with a
+    percentile-bootstrap interval over the pairs; None when the statistic is undefined on
+    the data (resamples where it is undefined are left out). Deterministic for a ``seed``.
+    """
+    check_confidence(confidence)
+    if len(a) != len(b):
+        raise ValueError(f"a and b must have the same length (got {len(a)} and {len(b)})")
+    estimate = statistic(a, b) if a else None
+    if estimate is None:
+        return None
+    n = len(a)
+    rng = np.random.default_rng(seed)
+    replicates = np.full(resamples, np.nan, dtype=np.float64)
+    for k in range(resamples):
+        drawn = rng.integers(0, n, size=n)
+        value = statistic([a[i] for i in drawn], [b[i] for i in drawn])
+        if value is not None:
+            replicates[k] = value
+    bounds = percentile_bounds(replicates, confidence)
+    low, high = bounds if bounds is not None else (estimate, estimate)
+    return Interval(estimate, low, high, n, confidence)
