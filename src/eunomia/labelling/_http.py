@@ -26,7 +26,7 @@ HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",  # (no-referrer would make a form's Origin "null")
     "Cache-Control": "no-store",
     "Cross-Origin-Resource-Policy": "same-origin",
 }

@@ -39,9 +39,14 @@ def _credits(value: float) -> str:
 
 
 def _description(instruction: Instruction, title: str) -> str:
-    """The instruction's description, unless it only repeats the criterion's title."""
+    """The instruction's description, unless it only restates the criterion's title (which
+    the legend shows) or its grading scale (which the choice shows)."""
     text = instruction.instruction_description.strip()
-    return "" if text.rstrip(".").lower() == title.strip().rstrip(".").lower() else text
+    plain = text.rstrip(".").lower()
+    heading = title.strip().rstrip(".").lower()
+    if plain == instruction.grading_scale.strip().lower() or (heading and heading in plain):
+        return ""
+    return text
 
 
 def _shown(book: Book, choice: str | None) -> str:
