@@ -66,6 +66,11 @@ def test_an_unlabelled_scenario_with_labels_runs_its_labelled_cases(tmp_path: Pa
         criterion_3="criterion_3_not_met").values())
     # the submission ids stay those of every case, so a target sees the same requests
     assert scenario.test_cases[0].submission_id == 2
+    # a perfect solution (baseline:default) gets the instruction of most credits everywhere
+    assert {scenario.instructions[i].textual_id for i in scenario.default_expected} == set(
+        _all_met().values())
+    assert {scenario.instructions[i].textual_id
+            for i in scenario.test_cases[0].diff_instructions} == {"criterion_3_not_met"}
     assert scenario.labels_note == "1 of 39 cases labelled in labels.yml (anna 1)"
     assert any("38 of 39 cases have no label yet and are left out of runs" in p
                for p in problems)

@@ -283,6 +283,13 @@ def case_labels(folder: Path, criteria: Sequence[Criterion],
     return found
 
 
+def perfect_answer(criteria: Sequence[Criterion]) -> tuple[int, ...]:
+    """What a perfect solution gets when the manifest does not say (no ``default_expected``):
+    the instruction of each criterion that gives the most credits (the first of equals)."""
+    return tuple(max(c.instructions, key=lambda i: (i.credits, -i.id)).id
+                 for c in criteria if c.instructions)
+
+
 def labels_line(found: CaseLabels, total: int) -> str:
     """``12 of 39 cases labelled in labels.yml (anna 12, bob 3)``: for ``validate``."""
     per: Counter[str] = Counter(n for r in found.resolved.values() for n in r.labellers)

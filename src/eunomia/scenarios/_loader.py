@@ -19,7 +19,7 @@ import orjson
 from eunomia import defaults
 from eunomia.errors import Diagnostic, Severity, error, has_errors, warning
 from eunomia.scenarios._case_data import CaseDataReader
-from eunomia.scenarios._labels import case_labels, labels_line, left_out_note
+from eunomia.scenarios._labels import case_labels, labels_line, left_out_note, perfect_answer
 from eunomia.scenarios._manifest import Manifest
 from eunomia.scenarios._model import (
     Criterion,
@@ -263,7 +263,9 @@ def load_scenario(folder: Path, *, labels: bool = True
     ``labels``: read ``labels.yml`` (``eunomia.scenarios._labels``): a case its labels
     resolve expects what they say; in a scenario whose manifest has no expectations, the
     cases without resolved labels are then left out (correctness is measured on the
-    labelled ones, and a warning says how many were left out). ``labels=False``: the
+    labelled ones, and a warning says how many were left out), and what a perfect solution
+    gets (``default_expected``, the answer of ``baseline:default``) is the instruction of
+    each criterion that gives the most credits. ``labels=False``: the
     scenario as its manifest alone says (``eunomia label`` shows every case)."""
     manifest_path = folder / defaults.MANIFEST_FILE
     if not manifest_path.is_file():
@@ -294,6 +296,8 @@ def load_scenario(folder: Path, *, labels: bool = True
         build.diags += found.diagnostics
     in_manifest = manifest.default_expected is not None
     labelled = in_manifest or bool(chosen)
+    if chosen and not in_manifest:  # what a perfect solution gets: full credit everywhere
+        default = perfect_answer(criteria)
 
     every = {i.id for i in by_textual.values()}
 
