@@ -128,7 +128,7 @@ def test_runs_that_cannot_be_labelled(served: FakeLLM, suite: Path, tmp_path: Pa
     with pytest.raises(EunomiaError, match="no run store"):
         RunBook(store, "first")
     _eval("first", tmp_path)
-    with pytest.raises(EunomiaError, match="no run named nope"):
+    with pytest.raises(EunomiaError, match="nope: no scenario folder of that name, and no run"):
         RunBook(store, "nope")
     with pytest.raises(EunomiaError, match="no candidate 'other'"):
         RunBook(store, "first", "other")

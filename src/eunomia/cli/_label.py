@@ -69,7 +69,11 @@ def label(
         if expected is not None:
             raise EunomiaError("--expected is for a scenario; for a run, set human_score in "
                                "the labels.yml beside its suites (mean, or labellers' names)")
-        book = RunBook(store or results / defaults.STORE_FILE, what, target)
+        path = store or results / defaults.STORE_FILE
+        if not path.is_file():
+            raise EunomiaError(f"{what}: no scenario folder of that name, and no run store at "
+                               f"{path} to find a run of that name in (--results, --store)")
+        book = RunBook(path, what, target)
         where = f"run {book.run} (candidate {book.target}): {book.read().labelled} of " \
                 f"{len(book.answers)} answers scored; scores go to " \
                 + ", ".join(str(p) for p in book.paths)

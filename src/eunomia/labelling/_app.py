@@ -93,8 +93,10 @@ def create_app(book: Book | RunBook, *, labeller: str = "",
 def serve_forever(app_for: Callable[[bool], web.Application], host: str, port: int,
                   announce: Callable[[str], None] = print) -> None:
     """Serve until interrupted; ``app_for(loopback_only)`` makes the application and
-    ``announce`` gets the URL to open."""
+    ``announce`` gets the URL to open, once the server listens."""
     app = app_for(is_loopback(host))
     shown = f"[{host}]" if ":" in host else host
-    announce(f"http://{shown}:{port}/")
-    web.run_app(app, host=host, port=port, print=None, access_log=None, handle_signals=True)
+    url = f"http://{shown}:{port}/"
+    # said once the address is bound (run_app prints its own line then; ours instead)
+    web.run_app(app, host=host, port=port, print=lambda _: announce(url), access_log=None,
+                handle_signals=True)

@@ -119,7 +119,8 @@ def _cases(store: RunStore, run_name: str, target: str | None
            ) -> tuple[str, str, list[Answer]]:
     run = store.get_run(run_name)
     if run is None:
-        raise EunomiaError(f"no run named {run_name} in {store.path}; see eunomia runs")
+        raise EunomiaError(f"{run_name}: no scenario folder of that name, and no run of that "
+                           f"name in {store.path} (eunomia runs lists them)")
     if run.kind != "tasks":
         raise EunomiaError(f"run {run_name} is a {run.kind} run: label a scenario by its folder "
                            "(eunomia label SCENARIO_FOLDER)")
