@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote, unquote
 
 from aiohttp import web
+from multidict import MultiDictProxy
 
 from eunomia.errors import EunomiaError
-from eunomia.labelling._pages import render_error
+from eunomia.labelling._pages import NOTE_MAX, case_href, render_error
 from eunomia.report.html import CSP
 from eunomia.scenarios._labels import LABELLER_RE
 from eunomia.viewer._app import is_loopback
@@ -76,6 +79,43 @@ def ask_labeller(request: web.Request) -> web.Response:
 
 def token_ok(request: web.Request, sent: str) -> bool:
     return hmac.compare_digest(sent.encode(), request.app[TOKEN_KEY].encode())
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """A case's form, checked: who saves it, the revision it was made from, its note."""
+
+    form: MultiDictProxy[Any]
+    labeller: str
+    revision: int
+    note: str
+
+
+async def read_form(request: web.Request) -> Posted | web.Response:
+    """The form posted to a case page, or the response that refuses it."""
+    form = await request.post()
+    if not token_ok(request, str(form.get("token", ""))):
+        return error_page(403, "This form is not from this label server (or the server was "
+                               "restarted since the page was opened): open the page again.")
+    labeller = labeller_of(request)
+    if not labeller:
+        return ask_labeller(request)
+    revision = str(form.get("revision", ""))
+    if not revision.isdigit() or len(revision) > 9:
+        return error_page(400, "The form's revision is not a number.")
+    note = str(form.get("note", "")).replace("\r\n", "\n").strip()
+    if len(note) > NOTE_MAX:
+        return error_page(400, f"The note is longer than {NOTE_MAX} characters.")
+    return Posted(form, labeller, int(revision), note)
+
+
+def after_save(posted: Posted, name: str, after: str | None) -> web.Response:
+    """Off to the next case (``Save and next``) or back to this one, saying it was saved."""
+    target = after if posted.form.get("then") == "next" and after else name
+    query = "?saved=" + quote(name, safe="")
+    if posted.form.get("layout") == "stacked":
+        query += "&layout=stacked"
+    return redirect(case_href(target) + query)
 
 
 def _same_origin(request: web.Request) -> bool:

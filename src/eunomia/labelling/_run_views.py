@@ -8,7 +8,6 @@ labeller has scored the answer (or when a save was refused because someone saved
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 from aiohttp import web
 
@@ -16,12 +15,12 @@ from eunomia.judge import SCORES
 from eunomia.labelling._http import (
     LABELLER_KEY,
     TOKEN_KEY,
+    after_save,
     ask_labeller,
     error_page,
     labeller_of,
     page,
-    redirect,
-    token_ok,
+    read_form,
 )
 from eunomia.labelling._pages import NOTE_MAX, case_href, render
 from eunomia.labelling._runbook import AnswerState, RunBook, RunSnapshot
@@ -170,35 +169,23 @@ async def case_page(request: web.Request) -> web.Response:
 
 async def case_save(request: web.Request) -> web.Response:
     book = request.app[RUNBOOK_KEY]
-    form = await request.post()
-    if not token_ok(request, str(form.get("token", ""))):
-        return error_page(403, "This form is not from this label server (or the server was "
-                               "restarted since the page was opened): open the page again.")
-    labeller = labeller_of(request)
-    if not labeller:
-        return ask_labeller(request)
-    snap = book.read()
-    state = _state(request, book, snap)
+    posted = await read_form(request)
+    if isinstance(posted, web.Response):
+        return posted
+    state = _state(request, book, book.read())
     if state is None:
         return error_page(404, f"No answer {request.match_info['name']!r}.")
     if state.answer.result is None:
         return error_page(400, "This case has no answer to score (the candidate failed).")
-    score_text, revision_text = str(form.get("score", "")), str(form.get("revision", ""))
-    if score_text not in {str(s) for s in SCORES}:
+    score = str(posted.form.get("score", ""))
+    if score not in {str(s) for s in SCORES}:
         return error_page(400, "Choose a score from 0 to 5.")
-    if not revision_text.isdigit() or len(revision_text) > 9:
-        return error_page(400, "The form's revision is not a number.")
-    note = str(form.get("note", "")).replace("\r\n", "\n").strip()
-    if len(note) > NOTE_MAX:
-        return error_page(400, f"The note is longer than {NOTE_MAX} characters.")
     a = state.answer
-    saved = save_score(a.path, a.suite, a.case, labeller, int(score_text), note,
-                       int(revision_text), Rated(book.run, book.target, a.sha256))
+    saved = save_score(a.path, a.suite, a.case, posted.labeller, int(score), posted.note,
+                       posted.revision, Rated(book.run, book.target, a.sha256))
     if saved.saved:
-        _, after = book.neighbours(a.key)
-        target = after if form.get("then") == "next" and after else a.key
-        return redirect(case_href(target) + "?saved=" + quote(a.key, safe=""))
-    return _stale(request, book, labeller, int(score_text), note, saved.label)
+        return after_save(posted, a.key, book.neighbours(a.key)[1])
+    return _stale(request, book, posted.labeller, int(score), posted.note, saved.label)
 
 
 def _stale(request: web.Request, book: RunBook, labeller: str, score: int, note: str,

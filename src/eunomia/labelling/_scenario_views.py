@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Any
-from urllib.parse import quote
 
 from aiohttp import web
 from multidict import MultiDictProxy
@@ -19,12 +18,12 @@ from eunomia.labelling._book import Book, CaseState, Snapshot
 from eunomia.labelling._http import (
     LABELLER_KEY,
     TOKEN_KEY,
+    after_save,
     ask_labeller,
     error_page,
     labeller_of,
     page,
-    redirect,
-    token_ok,
+    read_form,
 )
 from eunomia.labelling._pages import NOTE_MAX, case_href, drawing, fmt_kappa, render
 from eunomia.labelling._store import save_case_label
@@ -245,34 +244,20 @@ def _form_choices(book: Book, form: MultiDictProxy[Any]) -> dict[str, str] | str
 
 async def case_save(request: web.Request) -> web.Response:
     book = request.app[BOOK_KEY]
-    form = await request.post()
-    if not token_ok(request, str(form.get("token", ""))):
-        return error_page(403, "This form is not from this label server (or the server was "
-                               "restarted since the page was opened): open the page again.")
-    labeller = labeller_of(request)
-    if not labeller:
-        return ask_labeller(request)
-    snap = book.read()
-    state = _state(request, book, snap)
+    posted = await read_form(request)
+    if isinstance(posted, web.Response):
+        return posted
+    state = _state(request, book, book.read())
     if state is None:
         return error_page(404, f"No case named {request.match_info['name']!r}.")
-    choices = _form_choices(book, form)
-    revision_text = str(form.get("revision", ""))
-    if isinstance(choices, str) or not revision_text.isdigit() or len(revision_text) > 9:
-        return error_page(400, choices if isinstance(choices, str)
-                          else "The form's revision is not a number.")
-    note = str(form.get("note", "")).replace("\r\n", "\n").strip()
-    if len(note) > NOTE_MAX:
-        return error_page(400, f"The note is longer than {NOTE_MAX} characters.")
-    saved = save_case_label(book.path, state.name, labeller, choices, note, int(revision_text))
+    choices = _form_choices(book, posted.form)
+    if isinstance(choices, str):
+        return error_page(400, choices)
+    saved = save_case_label(book.path, state.name, posted.labeller, choices, posted.note,
+                            posted.revision)
     if saved.saved:
-        _, after = book.neighbours(state.name)
-        target = after if form.get("then") == "next" and after else state.name
-        query = "?saved=" + quote(state.name, safe="")
-        if form.get("layout") == "stacked":
-            query += "&layout=stacked"
-        return redirect(case_href(target) + query)
-    return _stale(request, book, state.name, labeller, choices, note, saved.label)
+        return after_save(posted, state.name, book.neighbours(state.name)[1])
+    return _stale(request, book, state.name, posted.labeller, choices, posted.note, saved.label)
 
 
 def _stale(request: web.Request, book: Book, name: str, labeller: str,
