@@ -118,6 +118,14 @@ async def test_refusals(loan_client: Client, loan: Path) -> None:
     html = await (await loan_client.get(CASE)).text()
     token = token_of(html)
     assert (await loan_client.post(CASE, data=_form("forged", all_met()))).status == 403
+    # a page of this server from before a restart (an earlier token, its own Origin): shown
+    # again with its choices, not saved
+    own = f"http://{loan_client.host}:{loan_client.port}"
+    resp = await loan_client.post(CASE, data=_form("earlier", all_met(criterion_2="cannot tell")),
+                                  headers={"Origin": own})
+    html = await resp.text()
+    assert resp.status == 409 and "the label server was restarted" in html
+    assert 'value="cannot tell" checked' in html and token_of(html) == token
     resp = await loan_client.post(CASE, data=_form(token, all_met()),
                                   headers={"Origin": "http://evil.example"})
     assert resp.status == 403

@@ -89,14 +89,23 @@ class Posted:
     labeller: str
     revision: int
     note: str
+    restarted: bool = False
+    """The form came from a page of this server before it was restarted (its token is an
+    earlier one): shown again, with its choices, to be saved knowingly; not saved."""
+
+
+RESTARTED = ("Not saved: the label server was restarted after this page was opened. Your "
+             "choices are still in the form: save again to keep them.")
 
 
 async def read_form(request: web.Request) -> Posted | web.Response:
     """The form posted to a case page, or the response that refuses it."""
     form = await request.post()
-    if not token_ok(request, str(form.get("token", ""))):
-        return error_page(403, "This form is not from this label server (or the server was "
-                               "restarted since the page was opened): open the page again.")
+    restarted = not token_ok(request, str(form.get("token", "")))
+    # a browser says where a form comes from, and the guard let only this server's through
+    if restarted and "Origin" not in request.headers:
+        return error_page(403, "This form is not from this label server: open the page "
+                               "again.")
     labeller = labeller_of(request)
     if not labeller:
         return ask_labeller(request)
@@ -106,7 +115,7 @@ async def read_form(request: web.Request) -> Posted | web.Response:
     note = str(form.get("note", "")).replace("\r\n", "\n").strip()
     if len(note) > NOTE_MAX:
         return error_page(400, f"The note is longer than {NOTE_MAX} characters.")
-    return Posted(form, labeller, int(revision), note)
+    return Posted(form, labeller, int(revision), note, restarted)
 
 
 def after_save(posted: Posted, name: str, after: str | None) -> web.Response:

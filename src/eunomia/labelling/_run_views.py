@@ -14,6 +14,7 @@ from aiohttp import web
 from eunomia.judge import SCORES
 from eunomia.labelling._http import (
     LABELLER_KEY,
+    RESTARTED,
     TOKEN_KEY,
     after_save,
     ask_labeller,
@@ -25,7 +26,7 @@ from eunomia.labelling._http import (
 from eunomia.labelling._pages import NOTE_MAX, case_href, render
 from eunomia.labelling._runbook import AnswerState, RunBook, RunSnapshot
 from eunomia.labelling._store import Rated, save_score
-from eunomia.tasks._labels import MEAN, ScoreLabel
+from eunomia.tasks._labels import MEAN
 
 RUNBOOK_KEY = web.AppKey("runbook", RunBook)
 
@@ -180,28 +181,34 @@ async def case_save(request: web.Request) -> web.Response:
     score = str(posted.form.get("score", ""))
     if score not in {str(s) for s in SCORES}:
         return error_page(400, "Choose a score from 0 to 5.")
+    if posted.restarted:
+        return _refused(request, book, posted.labeller, int(score), posted.note,
+                        posted.revision, RESTARTED)
     a = state.answer
     saved = save_score(a.path, a.suite, a.case, posted.labeller, int(score), posted.note,
                        posted.revision, Rated(book.run, book.target, a.sha256))
     if saved.saved:
         return after_save(posted, a.key, book.neighbours(a.key)[1])
-    return _stale(request, book, posted.labeller, int(score), posted.note, saved.label)
+    newer, who = saved.label, posted.labeller
+    return _refused(request, book, who, int(score), posted.note,
+                    newer.revision if newer is not None else 0,
+                    f"Not saved: {who}'s score of this answer was saved again (now "
+                    f"{newer.score}, revision {newer.revision}, "
+                    f"{newer.at[:19].replace('T', ' ')} UTC) after this page was opened, in "
+                    "another tab or window. Your score is still in the form: save again to "
+                    "replace it." if newer is not None else
+                    f"Not saved: {who}'s score of this answer was removed from labels.yml "
+                    "after this page was opened. Your score is still in the form: save again "
+                    "to keep it.")
 
 
-def _stale(request: web.Request, book: RunBook, labeller: str, score: int, note: str,
-           newer: ScoreLabel | None) -> web.Response:
+def _refused(request: web.Request, book: RunBook, labeller: str, score: int, note: str,
+             revision: int, message: str) -> web.Response:
+    """The answer's page again, with the refused form's score and why it was not saved."""
     snap = book.read()
     state = _state(request, book, snap)
     assert state is not None
-    revision = newer.revision if newer is not None else 0
     context = _context(request, book, snap, state, labeller, score=score, note=note,
                        revision=revision, reveal=True)
-    context["banners"].append((
-        "stale", f"Not saved: {labeller}'s score of this answer was saved again (now "
-                 f"{newer.score}, revision {revision}, {newer.at[:19].replace('T', ' ')} UTC) "
-                 "after this page was opened, in another tab or window. Your score is still "
-                 "in the form: save again to replace it."
-        if newer is not None else
-        f"Not saved: {labeller}'s score of this answer was removed from labels.yml after "
-        "this page was opened. Your score is still in the form: save again to keep it."))
+    context["banners"].append(("stale", message))
     return page(render("run_case.html.j2", **context), 409)

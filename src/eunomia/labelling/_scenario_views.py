@@ -17,6 +17,7 @@ from multidict import MultiDictProxy
 from eunomia.labelling._book import Book, CaseState, Snapshot
 from eunomia.labelling._http import (
     LABELLER_KEY,
+    RESTARTED,
     TOKEN_KEY,
     after_save,
     ask_labeller,
@@ -28,7 +29,7 @@ from eunomia.labelling._http import (
 from eunomia.labelling._pages import NOTE_MAX, case_href, drawing, fmt_kappa, render
 from eunomia.labelling._store import save_case_label
 from eunomia.scenarios import Instruction
-from eunomia.scenarios._labels import CANNOT_TELL, CaseLabel
+from eunomia.scenarios._labels import CANNOT_TELL
 
 BOOK_KEY = web.AppKey("book", Book)
 
@@ -253,29 +254,33 @@ async def case_save(request: web.Request) -> web.Response:
     choices = _form_choices(book, posted.form)
     if isinstance(choices, str):
         return error_page(400, choices)
+    if posted.restarted:
+        return _refused(request, book, posted.labeller, choices, posted.note, posted.revision,
+                        RESTARTED)
     saved = save_case_label(book.path, state.name, posted.labeller, choices, posted.note,
                             posted.revision)
     if saved.saved:
         return after_save(posted, state.name, book.neighbours(state.name)[1])
-    return _stale(request, book, state.name, posted.labeller, choices, posted.note, saved.label)
+    newer, who = saved.label, posted.labeller
+    return _refused(request, book, who, choices, posted.note,
+                    newer.revision if newer is not None else 0,
+                    f"Not saved: {who}'s label of this case was saved again (revision "
+                    f"{newer.revision}, {newer.at[:19].replace('T', ' ')} UTC) after this page "
+                    "was opened, in another tab or window. The label saved now is in the "
+                    "table below; your choices are still in the form: save again to replace "
+                    "it with them." if newer is not None else
+                    f"Not saved: {who}'s label of this case was removed from labels.yml "
+                    "after this page was opened. Your choices are still in the form: save "
+                    "again to keep them.")
 
 
-def _stale(request: web.Request, book: Book, name: str, labeller: str,
-           choices: dict[str, str], note: str, newer: CaseLabel | None) -> web.Response:
+def _refused(request: web.Request, book: Book, labeller: str, choices: dict[str, str],
+             note: str, revision: int, message: str) -> web.Response:
+    """The case page again, with the refused form's choices and why it was not saved."""
     snap = book.read()
     state = _state(request, book, snap)
     assert state is not None
-    revision = newer.revision if newer is not None else 0
     context = _case_context(request, book, snap, state, labeller, chosen=choices, note=note,
                             revision=revision, reveal=True)
-    when = newer.at[:19].replace("T", " ") if newer is not None else ""
-    context["banners"].append((
-        "stale", f"Not saved: {labeller}'s label of this case was saved again (revision "
-                 f"{revision}, {when} UTC) after this page was opened, in another tab or "
-                 "window. The label saved now is in the table below; your choices are still "
-                 "in the form: save again to replace it with them."
-        if newer is not None else
-        f"Not saved: {labeller}'s label of this case was removed from labels.yml after this "
-        "page was opened. Your choices are still in the form: save again to keep them."))
+    context["banners"].append(("stale", message))
     return page(render("scenario_case.html.j2", **context), 409)
-
