@@ -44,8 +44,9 @@ def loan(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """project_management with a class named like a script, a criterion titled like one, and
-    a case whose file name is markup."""
+    """project_management with classes named like markup (an image with an onerror in one
+    case, a script in the case whose file name is markup too) and a criterion titled like a
+    script."""
     folder = tmp_path / "project_management"
     shutil.copytree(PROJECT, folder, ignore=shutil.ignore_patterns("_generate.py"))
     path = folder / "test_cases" / "missing_task_class.json"
@@ -53,8 +54,10 @@ def project(tmp_path: Path) -> Path:
     team = next(e for e in diagram["elements"].values() if e["name"] == "TeamMember")
     team["name"] = ELEMENT_XSS
     path.write_text(json.dumps(diagram), encoding="utf-8")
-    shutil.copy(folder / "test_cases" / "extra_class.json",
-                folder / "test_cases" / f"{EVIL_CASE}.json")
+    evil = json.loads((folder / "test_cases" / "extra_class.json").read_text(encoding="utf-8"))
+    project_class = next(e for e in evil["elements"].values() if e["name"] == "Project")
+    project_class["name"] = SCRIPT_XSS
+    (folder / "test_cases" / f"{EVIL_CASE}.json").write_text(json.dumps(evil), encoding="utf-8")
     manifest = folder / "manifest.yml"
     text = manifest.read_text(encoding="utf-8")
     manifest.write_text(text.replace('title: "Required Classes"',

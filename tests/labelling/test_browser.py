@@ -167,6 +167,8 @@ def test_markup_in_a_submission_never_runs(page: Watched, project: Path) -> None
         link.click()
         assert p.locator("h1").inner_text() == EVIL_CASE
         assert SCRIPT_XSS in p.locator("#criterion-1 legend").inner_text()
+        drawn = p.locator("figure.submission svg text", has_text="<script>")
+        assert drawn.count() >= 1 and drawn.first.is_visible()
         page.goto(url + "cases/missing_task_class")
         assert p.locator("figure.submission svg text", has_text="<img src=x").count() >= 1
         page.check_clean()

@@ -149,7 +149,8 @@ async def test_everything_from_a_submission_or_manifest_is_escaped(
         href = "/cases/" + quote(EVIL_CASE, safe="")
         assert f'href="{href}"' in index
         html = await (await client.get(href)).text()
-        assert "<img src=x" not in html and SCRIPT_XSS not in html
+        assert "<img src=x" not in html and SCRIPT_XSS not in html and "<script" not in html
+        assert "&lt;script&gt;window.__pwned=1" in html  # the class's name, drawn as text
         assert "Required Classes &lt;script&gt;window.__pwned=1&lt;/script&gt;" in html
         html = await (await client.get("/cases/missing_task_class")).text()
         assert ELEMENT_XSS not in html and "&lt;img src=x onerror=window.__pwned=1&gt;" in html
