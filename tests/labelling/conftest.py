@@ -30,7 +30,7 @@ Client = TestClient[web.Request, web.Application]
 
 def all_met(**changes: str) -> dict[str, str]:
     """Choices of athena_loan_real: every criterion met, but ``changes``."""
-    out = {f"criterion_{n}": f"criterion_{n}_met" for n in range(1, 11)}
+    out = {f"criterion_{n}": f"sgi_{2 * n - 1}" for n in range(1, 11)}
     out.update(changes)
     return out
 

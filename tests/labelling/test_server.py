@@ -50,7 +50,7 @@ async def test_index_and_a_case_page(loan_client: Client) -> None:
     radios = [t for t in page.find("input") if t.attrs.get("type") == "radio"]
     assert len(radios) == 10 * 3  # met, not met, cannot tell
     assert {t.attrs["value"] for t in radios if t.attrs["name"] == "choice:criterion_3"} == {
-        "criterion_3_met", "criterion_3_not_met", "cannot tell"}
+        "sgi_5", "sgi_6", "cannot tell"}
     figures = [t for t in page.find("figure")]
     assert [f.attrs["class"] for f in figures] == ["submission", "example"]
     assert len(page.svgs) == 2  # both drawn
@@ -64,7 +64,7 @@ async def test_index_and_a_case_page(loan_client: Client) -> None:
 
 async def test_label_a_case_and_see_it_kept(loan_client: Client, loan: Path) -> None:
     html = await (await loan_client.get(CASE)).text()
-    choices = all_met(criterion_3="criterion_3_not_met", criterion_9="cannot tell")
+    choices = all_met(criterion_3="sgi_6", criterion_9="cannot tell")
     resp = await loan_client.post(CASE, data=_form(token_of(html), choices, note="no start",
                                                    then="next"), allow_redirects=False)
     assert resp.status == 303
@@ -88,11 +88,11 @@ async def test_a_stale_save_is_refused_and_shows_the_newer_label(loan_client: Cl
                                                                  loan: Path) -> None:
     tab1 = await (await loan_client.get(CASE)).text()
     tab2 = await (await loan_client.get(CASE)).text()
-    first = all_met(criterion_3="criterion_3_not_met")
+    first = all_met(criterion_3="sgi_6")
     resp = await loan_client.post(CASE, data=_form(token_of(tab1), first, note="tab one"),
                                   allow_redirects=False)
     assert resp.status == 303
-    mine = all_met(criterion_1="criterion_1_not_met")
+    mine = all_met(criterion_1="sgi_2")
     resp = await loan_client.post(CASE, data=_form(token_of(tab2), mine, note="tab two"))
     assert resp.status == 409
     html = await resp.text()
@@ -100,7 +100,7 @@ async def test_a_stale_save_is_refused_and_shows_the_newer_label(loan_client: Cl
     page = parse(html)
     checked = {t.attrs["name"]: t.attrs["value"] for t in page.find("input")
                if "checked" in t.attrs}
-    assert checked["choice:criterion_1"] == "criterion_1_not_met"  # the form keeps mine
+    assert checked["choice:criterion_1"] == "sgi_2"  # the form keeps mine
     assert "tab one" in page.all_text and "tab two" in page.all_text  # the newer label shown
     assert revision_of(html) == 1  # saving this form again replaces it knowingly
     label = yaml.safe_load((loan / "labels.yml").read_text())["cases"][
@@ -188,7 +188,7 @@ async def test_others_show_once_labelled_and_disagreements_come_first(
         html = await (await client.get(CASE)).text()
         assert "bob" not in parse(html).all_text.split("Labelling as")[1].split("Label")[0]
         await client.post(CASE, data=_form(token_of(html),
-                                           all_met(criterion_5="criterion_5_not_met")),
+                                           all_met(criterion_5="sgi_10")),
                           allow_redirects=False)
         html = await (await client.get(CASE)).text()
         assert "<b>bob</b>: <span class=\"differs\">Met</span>" in html

@@ -28,14 +28,14 @@ def test_a_save_then_a_stale_save(loan: Path) -> None:
     first = save_case_label(path, "02_missing_start_event", "anna", all_met(), "ok", 0)
     assert first.saved and first.label is not None and first.label.revision == 1
     second = save_case_label(path, "02_missing_start_event", "anna",
-                             all_met(criterion_3="criterion_3_not_met"), "no start", 1)
+                             all_met(criterion_3="sgi_6"), "no start", 1)
     assert second.saved and second.label is not None and second.label.revision == 2
     # a form opened before the second save (revision 1) is refused, with the newer label
     stale = save_case_label(path, "02_missing_start_event", "anna", all_met(), "", 1)
     assert not stale.saved and stale.label == second.label
     data = _labels(loan)
     label = data["cases"]["02_missing_start_event"]["anna"]
-    assert label["choices"]["criterion_3"] == "criterion_3_not_met" and label["revision"] == 2
+    assert label["choices"]["criterion_3"] == "sgi_6" and label["revision"] == 2
     assert label["note"] == "no start" and label["at"].endswith("+00:00")
     (old,) = data["history"]
     assert old["revision"] == 1 and old["note"] == "ok" and old["labeller"] == "anna"
@@ -72,7 +72,7 @@ _SAVER = """
 import sys
 from pathlib import Path
 from eunomia.labelling import save_case_label
-choices = {f"criterion_{n}": f"criterion_{n}_met" for n in range(1, 11)}
+choices = {f"criterion_{n}": f"sgi_{2 * n - 1}" for n in range(1, 11)}
 for case in sys.argv[3:]:
     assert save_case_label(Path(sys.argv[1]), case, sys.argv[2], choices, "", 0).saved
 """

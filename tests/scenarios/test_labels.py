@@ -27,7 +27,7 @@ def _copy(source: Path, tmp_path: Path) -> Path:
 
 
 def _all_met(**changes: str) -> dict[str, str]:
-    out = {f"criterion_{n}": f"criterion_{n}_met" for n in range(1, 11)}
+    out = {f"criterion_{n}": f"sgi_{2 * n - 1}" for n in range(1, 11)}
     out.update(changes)
     return out
 
@@ -56,21 +56,21 @@ def _ids(scenario: Scenario, case: str) -> set[str]:
 def test_an_unlabelled_scenario_with_labels_runs_its_labelled_cases(tmp_path: Path) -> None:
     folder = _copy(LOAN, tmp_path)
     _write(folder, {
-        "02_missing_start_event": {"anna": _label(_all_met(criterion_3="criterion_3_not_met"))},
-        "03_missing_end_event": {"anna": _label({"criterion_4": "criterion_4_not_met"})},  # draft
+        "02_missing_start_event": {"anna": _label(_all_met(criterion_3="sgi_6"))},
+        "03_missing_end_event": {"anna": _label({"criterion_4": "sgi_8"})},  # draft
     })
     scenario, problems = _load(folder)
     assert scenario.labelled
     assert [c.name for c in scenario.test_cases] == ["02_missing_start_event"]
     assert _ids(scenario, "02_missing_start_event") == set(_all_met(
-        criterion_3="criterion_3_not_met").values())
+        criterion_3="sgi_6").values())
     # the submission ids stay those of every case, so a target sees the same requests
     assert scenario.test_cases[0].submission_id == 2
     # a perfect solution (baseline:default) gets the instruction of most credits everywhere
     assert {scenario.instructions[i].textual_id for i in scenario.default_expected} == set(
         _all_met().values())
     assert {scenario.instructions[i].textual_id
-            for i in scenario.test_cases[0].diff_instructions} == {"criterion_3_not_met"}
+            for i in scenario.test_cases[0].diff_instructions} == {"sgi_6"}
     assert scenario.labels_note == "1 of 39 cases labelled in labels.yml (anna 1)"
     assert any("38 of 39 cases have no label yet and are left out of runs" in p
                for p in problems)
@@ -81,7 +81,7 @@ def test_an_unlabelled_scenario_with_labels_runs_its_labelled_cases(tmp_path: Pa
 
 def test_no_complete_label_keeps_the_scenario_unlabelled(tmp_path: Path) -> None:
     folder = _copy(LOAN, tmp_path)
-    _write(folder, {"02_missing_start_event": {"anna": _label({"criterion_1": "criterion_1_met"})}})
+    _write(folder, {"02_missing_start_event": {"anna": _label({"criterion_1": "sgi_1"})}})
     scenario, problems = _load(folder)
     assert not scenario.labelled and len(scenario.test_cases) == 39
     assert any("no case has a complete label yet" in p for p in problems)
@@ -89,7 +89,7 @@ def test_no_complete_label_keeps_the_scenario_unlabelled(tmp_path: Path) -> None
 
 def test_majority_ties_and_cannot_tell(tmp_path: Path) -> None:
     folder = _copy(LOAN, tmp_path)
-    flipped = _all_met(criterion_5="criterion_5_not_met")
+    flipped = _all_met(criterion_5="sgi_10")
     _write(folder, {
         "04_non_control_flow_as_control_flow": {  # 2 against 1 on criterion 5
             "anna": _label(flipped), "bob": _label(flipped), "cem": _label(_all_met())},
@@ -102,7 +102,7 @@ def test_majority_ties_and_cannot_tell(tmp_path: Path) -> None:
     scenario, problems = _load(folder)
     assert {c.name for c in scenario.test_cases} == {
         "04_non_control_flow_as_control_flow", "06_wrong_use_of_start_event"}
-    assert "criterion_5_not_met" in _ids(scenario, "04_non_control_flow_as_control_flow")
+    assert "sgi_10" in _ids(scenario, "04_non_control_flow_as_control_flow")
     assert _ids(scenario, "06_wrong_use_of_start_event") == set(flipped.values())
     note = next(p for p in problems if "expect nothing their labels agree on" in p)
     assert "05_using_an_event_as_indicator: a tie on criterion_5" in note
@@ -111,17 +111,17 @@ def test_majority_ties_and_cannot_tell(tmp_path: Path) -> None:
 
 def test_a_named_labeller_counts_first(tmp_path: Path) -> None:
     folder = _copy(LOAN, tmp_path)
-    flipped = _all_met(criterion_5="criterion_5_not_met")
+    flipped = _all_met(criterion_5="sgi_10")
     cases = {"05_using_an_event_as_indicator": {"anna": _label(flipped), "bob": _label(_all_met())},
              "08_unlabelled_activity": {"bob": _label(flipped)}}
     _write(folder, cases, expected=["bob", "anna"])
     scenario, _ = _load(folder)
-    assert "criterion_5_met" in _ids(scenario, "05_using_an_event_as_indicator")
-    assert "criterion_5_not_met" in _ids(scenario, "08_unlabelled_activity")
+    assert "sgi_9" in _ids(scenario, "05_using_an_event_as_indicator")
+    assert "sgi_10" in _ids(scenario, "08_unlabelled_activity")
     _write(folder, cases, expected="anna")
     scenario, problems = _load(folder)
     assert [c.name for c in scenario.test_cases] == ["05_using_an_event_as_indicator"]
-    assert "criterion_5_not_met" in _ids(scenario, "05_using_an_event_as_indicator")
+    assert "sgi_10" in _ids(scenario, "05_using_an_event_as_indicator")
     assert any("08_unlabelled_activity: not labelled by anna" in p for p in problems)
 
 
@@ -147,7 +147,7 @@ def test_labels_override_the_manifest_case_by_case(tmp_path: Path) -> None:
 def test_labels_naming_what_the_scenario_lacks_are_errors_with_lines(tmp_path: Path) -> None:
     folder = _copy(LOAN, tmp_path)
     _write(folder, {
-        "02_missing_start_event": {"anna": _label(_all_met(criterion_3="criterion_4_not_met"))},
+        "02_missing_start_event": {"anna": _label(_all_met(criterion_3="sgi_8"))},
         "03_missing_end_event": {"anna": _label(_all_met(criterion_4="no_such_instruction"))},
         "99_no_such_case": {"anna": _label(_all_met())},
         "08_unlabelled_activity": {"anna": _label({**_all_met(), "no_such_criterion": "x"})},
@@ -157,7 +157,7 @@ def test_labels_naming_what_the_scenario_lacks_are_errors_with_lines(tmp_path: P
     errors = [p for p in problems if p.severity is Severity.ERROR]
     messages = " | ".join(f"{p.key}: {p.message}" for p in errors)
     assert all(p.file == folder / "labels.yml" and p.line is not None for p in errors)
-    assert "instruction 'criterion_4_not_met' belongs to criterion 'criterion_4'" in messages
+    assert "instruction 'sgi_8' belongs to criterion 'criterion_4'" in messages
     assert "03_missing_end_event.anna.choices.criterion_4: unknown instruction" in messages
     assert "unknown criterion 'no_such_criterion'" in messages
     assert any("no test case named '99_no_such_case'" in str(p) for p in problems)
