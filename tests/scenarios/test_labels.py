@@ -74,6 +74,12 @@ def test_an_unlabelled_scenario_with_labels_runs_its_labelled_cases(tmp_path: Pa
     assert scenario.labels_note == "1 of 39 cases labelled in labels.yml (anna 1)"
     assert any("38 of 39 cases have no label yet and are left out of runs" in p
                for p in problems)
+    # the others are kept aside, expecting nothing, and still shown
+    assert len(scenario.left_out) == 38 and all(c.expected == () for c in scenario.left_out)
+    shown = run_cli("show", folder / "04_non_control_flow_as_control_flow", "--output",
+                    tmp_path / "x.svg", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "none yet: no label in labels.yml, so runs leave it out" in shown.stdout
     # without the labels: every case, unlabelled
     plain, _ = load_scenario(folder, labels=False)
     assert plain is not None and not plain.labelled and len(plain.test_cases) == 39

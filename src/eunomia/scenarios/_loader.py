@@ -316,19 +316,19 @@ def load_scenario(folder: Path, *, labels: bool = True
 
     good, bad = read
     test_cases: list[TestCase] = []
-    left_out: list[str] = []
+    left_out: list[TestCase] = []
     for index, (name, path, text, diagram_type) in enumerate(good, start=1):
         replaced = diffs.get(name, {})
         expected = tuple(replaced.get(i, i) for i in default)
         about = frozenset(replaced.values())
+        unlabelled = bool(chosen) and not in_manifest and name not in chosen
         if name in chosen:  # what its labels say, whatever the manifest says
             expected = chosen[name]
             about = frozenset(i for i in expected if i not in default)
-        elif chosen and not in_manifest:
-            left_out.append(name)
-            continue
+        elif unlabelled:  # left out of runs: it expects nothing yet
+            expected, about = (), frozenset()
         data = per_case.get(name)
-        test_cases.append(
+        (left_out if unlabelled else test_cases).append(
             TestCase(
                 name=name,
                 path=path,
@@ -366,9 +366,10 @@ def load_scenario(folder: Path, *, labels: bool = True
         diagnostics=diags,
         labels_note=labels_line(found, len(good) + len(bad))
         if found is not None and found.present else "",
+        left_out=left_out,
     )
     if found is not None and found.present:
-        note = left_out_note(found, len(good) + len(bad), left_out, folder)
+        note = left_out_note(found, len(good) + len(bad), [c.name for c in left_out], folder)
         if note is not None:
             diags.append(note)
     return scenario, diags
