@@ -19,7 +19,7 @@ PACKAGE = "eunomia"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli", "__main__", "api"),
-    ("viewer",),
+    ("viewer", "labelling"),
     ("run",),
     ("kinds",),
     ("targets", "llm_feedback", "judge", "scoring", "scenarios", "tasks", "exports", "report",

@@ -42,6 +42,9 @@ RESULTS_DIR: Final = Path("results")
 MANIFEST_FILE: Final = "manifest.yml"
 TEST_CASES_DIR: Final = "test_cases"
 LLM_COST_FILE: Final = "llm_cost.yml"
+LABELS_FILE: Final = "labels.yml"
+"""Labels given with ``eunomia label``: beside a scenario's manifest (the expected
+instructions of its cases) or in a folder of task suites (human scores of answers)."""
 
 # --- example feedback server -----------------------------------------------------
 EXAMPLE_SERVER_HOST: Final = "127.0.0.1"
@@ -203,6 +206,8 @@ REPORT_WORST_CASES: Final = 10
 VIEWER_HOST: Final = "127.0.0.1"
 """Address ``eunomia view`` binds to: this machine only unless ``--host`` says otherwise."""
 VIEWER_PORT: Final = 8750
+LABEL_PORT: Final = 8760
+"""Port of ``eunomia label`` (it binds to VIEWER_HOST, this machine, unless told otherwise)."""
 
 # --- comparing runs (eunomia compare) ------------------------------------------------
 COMPARE_ALPHA: Final = 0.05

@@ -29,6 +29,8 @@ SHIPPED = {  # the shipped example: the export it was imported from
     "examples/athena/tutor_graded/smart_speaker_15949": SAMPLES / "sampled_exercise-15949.json",
     "examples/athena/athena_loan_real": PLAYGROUND / "exercise-6.json",
 }
+OPTIONS = {"examples/athena/athena_loan_real": ["--criteria-from-grading-instructions"]}
+"""The options an example's README recipe imports it with (beyond --output)."""
 
 
 def small_export(**overrides: Any) -> dict[str, Any]:
@@ -107,7 +109,7 @@ def test_the_shipped_examples_are_the_imports(tmp_path: Path, shipped: str) -> N
     source = SHIPPED[shipped]
     dest = tmp_path / Path(shipped).name
     proc = run_cli("import", "athena", "../shared/" + source.relative_to(ROOT.parent / "shared")
-                   .as_posix(), "--output", dest, cwd=ROOT)
+                   .as_posix(), "--output", dest, *OPTIONS.get(shipped, []), cwd=ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (dest / "manifest.yml").read_text() == (folder / "manifest.yml").read_text()
     assert sorted(p.name for p in (dest / "test_cases").iterdir()) == \

@@ -16,6 +16,7 @@ from eunomia import __version__, defaults
 from eunomia.cli import _eval, _judge_check, _run, _store_cmds
 from eunomia.cli._compare import compare
 from eunomia.cli._import import import_command
+from eunomia.cli._label import label
 from eunomia.cli._report import report
 from eunomia.cli._serve_model import serve_model
 from eunomia.cli._show import show
@@ -38,6 +39,7 @@ app.command("judge-check")(_judge_check.judge_check)
 app.command()(compare)
 app.command()(report)
 app.command()(view)
+app.command()(label)
 app.command()(validate)
 app.command()(show)
 app.command("serve-model")(serve_model)

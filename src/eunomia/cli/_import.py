@@ -42,6 +42,9 @@ def import_command(
     source_label: Annotated[str | None, typer.Option(
         help="How README.md and the manifest name the source (default: FILE as given).",
         show_default=False)] = None,
+    criteria_from_grading_instructions: Annotated[bool, typer.Option(
+        help="For an export without criteria: one per numbered 'Give P point(s) if ..., 0 "
+             "otherwise.' item of its grading instructions (met / not met), to label.")] = False,
 ) -> None:
     """Make a scenario from another system's data. athena: an Athena exercise export becomes
     a scenario, one test case per submission, the tutor's score and any recorded feedback
@@ -58,7 +61,8 @@ def import_command(
     command = shlex.join(["eunomia", *sys.argv[1:]])
     done = write_scenario(export, raw, file, output, ImportOptions(
         server_url=server_url, example_solution=example_solution, feedback=feedback,
-        force=force, source_label=source_label, command=command))
+        force=force, source_label=source_label, command=command,
+        criteria_from_grading_instructions=criteria_from_grading_instructions))
     out = console()
     print_diagnostics(out, done.diagnostics)
     whose = {"recorded": "a system's, replayed by --target recorded",

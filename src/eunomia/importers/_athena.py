@@ -33,6 +33,7 @@ from eunomia import defaults
 from eunomia.errors import Diagnostic, EunomiaError, has_errors
 from eunomia.exports import dump_yaml
 from eunomia.importers._athena_export import AthenaExport, ExportFeedback, ExportSubmission
+from eunomia.importers._criteria_text import with_text_criteria
 from eunomia.scenarios import load_scenario
 
 EXAMPLE_LABEL = "example solution"
@@ -52,6 +53,9 @@ class ImportOptions:
     """How README.md and the manifest name the source (default: the path given)."""
     command: str = ""
     """The command that made the folder, for README.md."""
+    criteria_from_grading_instructions: bool = False
+    """Without criteria in the export: one per numbered item of its grading instructions
+    (``eunomia.importers._criteria_text``), so its submissions can be labelled."""
 
 
 @dataclass(slots=True)
@@ -226,7 +230,11 @@ def manifest_text(export: AthenaExport, names: list[str], role: str, has_solutio
             "# Unlabelled: no default_expected, because the file has no tutor score or feedback.",
             "# Eunomia measures consistency across --repeat, feedback, cost, latency and",
             "# failures, not correctness."]
-    if not criteria:
+    if options.criteria_from_grading_instructions:
+        header += ["# The criteria are the numbered items of the grading instructions (the file",
+                   "# has none): met (the item's points) or not met (0); label the cases with",
+                   "# `eunomia label` (labels.yml beside this file)."]
+    elif not criteria:
         header += ["# The file has no grading criteria, so none are sent: Athena's modeling",
                    "# module then makes up its own."]
     if role == "recorded" and any(s.feedbacks for s in export.submissions):
@@ -255,7 +263,10 @@ def readme_text(export: AthenaExport, digest: str, names: list[str], role: str,
         row += ["" if s.score is None else f"{s.score:g}"] if graded else []
         row += [str(len(s.feedbacks))] if items else []
         rows.append("| " + " | ".join(row) + " |")
-    criteria = (f"its {len(export.grading_criteria)} grading criteria"
+    criteria = (f"{len(export.grading_criteria)} grading criteria made of the numbered items "
+                "of its grading instructions (the file has none; each item is met, for its "
+                "points, or not met)" if options.criteria_from_grading_instructions else
+                f"its {len(export.grading_criteria)} grading criteria"
                 if export.grading_criteria else
                 "no grading criteria (the file has none; Athena's modeling module makes up "
                 "criteria of its own when it gets none, in an LLM call of its own)")
@@ -301,8 +312,16 @@ def readme_text(export: AthenaExport, digest: str, names: list[str], role: str,
         options.command or f"eunomia import athena {source} --output {dest.as_posix()}",
         "```",
         "",
-        "Do not edit the files by hand: import again.",
+        "Do not edit the files by hand: import again (it leaves `labels.yml` as it is).",
         "",
+        *(["## Label it", "",
+           "Tutors label the cases in the browser, criterion by criterion, with the submission "
+           "drawn beside the example solution (README.md, \"Labelling in the browser\"):", "",
+           "```bash", f"eunomia label {dest.as_posix()} --labeller NAME", "```", "",
+           "The labels go to `labels.yml` in this folder. From the first complete label on, "
+           "runs measure correctness on the labelled cases and leave the others out (a "
+           "warning says how many); `eunomia validate` says how many are labelled.", ""]
+          if options.criteria_from_grading_instructions else []),
         "## Run it",
         "",
         "Against the real module on this machine (`scripts/peer-athena.sh start`, see "
@@ -341,6 +360,11 @@ def write_scenario(export: AthenaExport, raw: bytes, path: Path, dest: Path,
                    options: ImportOptions) -> Imported:
     """Write the scenario folder ``dest`` from a read export (``raw``: its bytes)."""
     role = feedback_role(export, options.feedback)
+    if options.criteria_from_grading_instructions:
+        if export.grading_criteria:
+            raise EunomiaError(f"{path} has grading criteria of its own: "
+                               "--criteria-from-grading-instructions is for an export without")
+        export = with_text_criteria(export)
     names = case_names(export.submissions)
     solution, solution_from = example_solution(export, options.example_solution)
     source = options.source_label or path.as_posix()

@@ -19,6 +19,7 @@ import orjson
 from eunomia import defaults
 from eunomia.errors import Diagnostic, Severity, error, has_errors, warning
 from eunomia.scenarios._case_data import CaseDataReader
+from eunomia.scenarios._labels import case_labels, labels_line, left_out_note, perfect_answer
 from eunomia.scenarios._manifest import Manifest
 from eunomia.scenarios._model import (
     Criterion,
@@ -255,8 +256,17 @@ def _read_cases(
     return good, bad
 
 
-def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
-    """Load one scenario folder. ``None`` when the manifest has errors that block a run."""
+def load_scenario(folder: Path, *, labels: bool = True
+                  ) -> tuple[Scenario | None, list[Diagnostic]]:
+    """Load one scenario folder. ``None`` when the manifest has errors that block a run.
+
+    ``labels``: read ``labels.yml`` (``eunomia.scenarios._labels``): a case its labels
+    resolve expects what they say; in a scenario whose manifest has no expectations, the
+    cases without resolved labels are then left out (correctness is measured on the
+    labelled ones, and a warning says how many were left out), and what a perfect solution
+    gets (``default_expected``, the answer of ``baseline:default``) is the instruction of
+    each criterion that gives the most credits. ``labels=False``: the
+    scenario as its manifest alone says (``eunomia label`` shows every case)."""
     manifest_path = folder / defaults.MANIFEST_FILE
     if not manifest_path.is_file():
         return None, [error(manifest_path, "manifest.yml not found")]
@@ -280,10 +290,25 @@ def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
     if read:
         case_names |= {bad.name for bad in read[1]}
     default, diffs = build.expectations(by_textual, case_names)
-    labelled = manifest.default_expected is not None
+    found = case_labels(folder, criteria, sorted(case_names)) if labels else None
+    chosen = found.expected if found is not None else {}
+    if found is not None:
+        build.diags += found.diagnostics
+    in_manifest = manifest.default_expected is not None
+    labelled = in_manifest or bool(chosen)
+    if chosen and not in_manifest:  # what a perfect solution gets: full credit everywhere
+        default = perfect_answer(criteria)
+
+    every = {i.id for i in by_textual.values()}
+
+    def expected_of(name: str) -> set[int]:
+        if name in chosen:
+            return set(chosen[name])
+        if in_manifest:
+            return {diffs.get(name, {}).get(i, i) for i in default}
+        return every  # left out of runs: nothing to check its credit expectations against
     common, per_case = CaseDataReader(doc, manifest, by_textual, build.diags).read(
-        case_names, (lambda name: {diffs.get(name, {}).get(i, i) for i in default})
-        if labelled else None)
+        case_names, expected_of if labelled else None)
 
     diags = build.diags
     if has_errors(d for d in diags if d.file == manifest_path) or read is None:
@@ -291,18 +316,26 @@ def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
 
     good, bad = read
     test_cases: list[TestCase] = []
+    left_out: list[TestCase] = []
     for index, (name, path, text, diagram_type) in enumerate(good, start=1):
         replaced = diffs.get(name, {})
         expected = tuple(replaced.get(i, i) for i in default)
+        about = frozenset(replaced.values())
+        unlabelled = bool(chosen) and not in_manifest and name not in chosen
+        if name in chosen:  # what its labels say, whatever the manifest says
+            expected = chosen[name]
+            about = frozenset(i for i in expected if i not in default)
+        elif unlabelled:  # left out of runs: it expects nothing yet
+            expected, about = (), frozenset()
         data = per_case.get(name)
-        test_cases.append(
+        (left_out if unlabelled else test_cases).append(
             TestCase(
                 name=name,
                 path=path,
                 submission_id=index,
                 submission=text,
                 expected=expected,
-                diff_instructions=frozenset(replaced.values()),
+                diff_instructions=about,
                 diagram_type=diagram_type,
                 expected_credits=common if data is None else data.expected_credits,
                 tutor=None if data is None else data.tutor,
@@ -331,5 +364,12 @@ def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
         test_cases=test_cases,
         invalid_cases=bad,
         diagnostics=diags,
+        labels_note=labels_line(found, len(good) + len(bad))
+        if found is not None and found.present else "",
+        left_out=left_out,
     )
+    if found is not None and found.present:
+        note = left_out_note(found, len(good) + len(bad), [c.name for c in left_out], folder)
+        if note is not None:
+            diags.append(note)
     return scenario, diags

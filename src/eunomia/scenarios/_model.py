@@ -97,6 +97,12 @@ class Scenario:
     failures are)."""
     invalid_cases: list[InvalidTestCase] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    left_out: list[TestCase] = field(default_factory=list)
+    """Cases without labels in a scenario labelled only in ``labels.yml``: not run (their
+    ``expected`` is empty); ``eunomia show`` still draws them."""
+    labels_note: str = ""
+    """How many cases its ``labels.yml`` labels ("12 of 39 cases labelled in labels.yml
+    (anna 12)"); empty without one."""
     instructions: dict[int, Instruction] = field(default_factory=dict)
     """All instructions by numeric id."""
     by_textual_id: dict[str, Instruction] = field(default_factory=dict)

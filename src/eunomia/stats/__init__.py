@@ -8,6 +8,7 @@ non-finite numbers) raises ValueError.
 """
 
 from eunomia.stats._agreement import (
+    cohen_kappa,
     fleiss_kappa,
     icc,
     krippendorff_alpha,
@@ -26,6 +27,7 @@ from eunomia.stats._correlation import (
 )
 from eunomia.stats._descriptive import distribution, flip_rate, pareto_front, quantile
 from eunomia.stats._intervals import Interval, bootstrap_mean_ci
+from eunomia.stats._raters import RaterAgreement, paired_statistic_ci, rater_agreement
 from eunomia.stats._regression import LinearFit, linear_fit, t_quantile
 from eunomia.stats._tests import PairedDelta, TestResult, mcnemar, paired_bootstrap
 
@@ -34,11 +36,13 @@ __all__ = [
     "Interval",
     "LinearFit",
     "PairedDelta",
+    "RaterAgreement",
     "TestResult",
     "auc",
     "average_ranks",
     "bootstrap_mean_ci",
     "clustered_auc_ci",
+    "cohen_kappa",
     "correlation",
     "distribution",
     "fisher_interval",
@@ -50,11 +54,13 @@ __all__ = [
     "mcnemar",
     "mean_absolute_difference",
     "paired_bootstrap",
+    "paired_statistic_ci",
     "pareto_front",
     "pearson",
     "percent_agreement",
     "quadratic_weighted_kappa",
     "quantile",
+    "rater_agreement",
     "spearman",
     "t_quantile",
 ]

@@ -56,6 +56,26 @@ def quadratic_weighted_kappa(
     return 1.0 - float((weights * observed).sum()) / expected_disagreement
 
 
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
+    """Cohen's kappa between two raters' nominal labels of the same items.
+
+    ``kappa = (p_o - p_e) / (1 - p_e)`` with ``p_o`` the share of items both raters gave the
+    same label and ``p_e`` the agreement expected from each rater's own label shares.
+    Returns None when kappa is undefined: no items, or both raters used one and the same
+    label throughout (``p_e == 1``). Raises ValueError for mismatched lengths.
+    """
+    check_same_length(a, b, "a and b")
+    n = len(a)
+    if n == 0:
+        return None
+    observed = sum(x == y for x, y in zip(a, b, strict=True)) / n
+    shares_a, shares_b = Counter(a), Counter(b)
+    expected = math.fsum(shares_a[k] * shares_b[k] for k in shares_a) / (n * n)
+    if expected >= 1.0:
+        return None
+    return (observed - expected) / (1.0 - expected)
+
+
 def mean_absolute_difference(a: Sequence[float], b: Sequence[float]) -> float | None:
     """Mean of ``|a_i - b_i|`` over paired values; None for empty input.
 

@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from eunomia import defaults
 from eunomia.errors import Diagnostic, EunomiaError, Severity, error, key_path
 from eunomia.judge import Rubric
+from eunomia.tasks._labels import human_scores, unknown_cases
 from eunomia.tasks._model import Entry, LoadedCase, SuiteFile, TaskCase, TaskSuite
 from eunomia.tasks._snapshot import loaded_case
 from eunomia.tasks._stream import Fallback, ItemDoc, Loc, Stream
@@ -93,6 +94,8 @@ class _Checker:
     """Indices of the items left out (the loading pass fills it; later passes use it)."""
     seen: set[str] = field(default_factory=set)
     count: int = 0
+    human: dict[str, float] = field(default_factory=dict)
+    """Human scores given with ``eunomia label`` (labels.yml beside the suite), by case."""
 
     def _report(self, found: Diagnostic | list[Diagnostic]) -> None:
         if self.problems is not None:
@@ -100,6 +103,18 @@ class _Checker:
                 self.problems += found
             else:
                 self.problems.append(found)
+
+    def _scored(self, doc: Doc | None, loc: Loc, name: str, case: TaskCase,
+                item: dict[str, Any]) -> tuple[TaskCase, dict[str, Any]]:
+        """The case with the human score labels.yml gives it (which wins over its own)."""
+        score = self.human.get(name)
+        if score is None:
+            return case, item
+        if doc is not None and case.human_score is not None and case.human_score != score:
+            self._report(_diag(doc, (*loc, "human_score"), f"human_score {case.human_score:g} "
+                               f"here and {score:g} in {defaults.LABELS_FILE}: "
+                               f"{defaults.LABELS_FILE}'s is used", Severity.WARNING))
+        return case.model_copy(update={"human_score": score}), {**item, "human_score": score}
 
     def _skip(self, index: int, name: str, reason: str) -> None:
         self.invalid.append((name, reason))
@@ -144,6 +159,7 @@ class _Checker:
             return None
         self.seen.add(case_name)
         self.count += 1
+        case, item = self._scored(doc, loc, case_name, case, item)
         return LoadedCase(
             name=case_name, kind=kind.name, index=index, line=line, case=case,
             raw_json=json.dumps(item, ensure_ascii=False, default=str),
@@ -163,6 +179,7 @@ class _Checker:
         kind = category_for(case.category) or self.file_kind
         if kind is None:
             raise _changed(path)
+        case, item = self._scored(None, (), name, case, item)
         return LoadedCase(
             name=name, kind=kind.name, index=index, line=line, case=case,
             raw_json=json.dumps(item, ensure_ascii=False, default=str),
@@ -201,7 +218,7 @@ def _load_streamed(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagno
             return None, rubric_problems
         file_kind = category_for(str(meta.get("category") or "")) or category_for_file(path)
         prefix: Loc = ("test_cases",) if stream.shape == "mapping" else ()
-        checker = _Checker(prefix, file_kind, problems)
+        checker = _Checker(prefix, file_kind, problems, human=_human(path, problems))
         spool = Spool()
         for index, item, line in stream.items():
             case = checker.check(stream.item_doc((*prefix, index)), index, item, line)
@@ -223,7 +240,10 @@ def _suite(path: Path, name: str, shape: str, top_level: dict[str, Any],
     """The loaded suite of either loading pass (``checker`` has seen every case)."""
     if checker.count == 0 and not checker.invalid:
         problems.append(error(path, "the suite has no test cases"))
-    source = _Pass(path.absolute(), layout, file_kind, frozenset(checker.skipped), spool)
+    if checker.human:
+        problems += unknown_cases(path, name_of(path), checker.seen)
+    source = _Pass(path.absolute(), layout, file_kind, frozenset(checker.skipped), spool,
+                   tuple(checker.human.items()))
     return TaskSuite(
         name=name, path=str(path), shape=shape,  # type: ignore[arg-type]
         top_level_json=json.dumps(top_level, ensure_ascii=False, default=str),
@@ -269,7 +289,7 @@ def _load_whole(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagnosti
     if rubric_problems:  # the suite asked for its own rubric: never judge it with another
         return None, rubric_problems
     file_kind = category_for(str(meta.get("category") or "")) or category_for_file(path)
-    checker = _Checker(prefix, file_kind, problems)
+    checker = _Checker(prefix, file_kind, problems, human=_human(path, problems))
     for index, item in enumerate(items):
         checker.check(doc, index, item, doc.line_of((*prefix, index)))
     return _suite(path, name, shape, top_level, (rubric_text, rubric_path),
@@ -336,6 +356,7 @@ class _Pass:
     file_kind: TaskCategory | None
     skipped: frozenset[int]
     spool: Spool | None = None
+    human: tuple[tuple[str, float], ...] = ()
 
     def _check(self) -> None:
         try:
@@ -358,7 +379,7 @@ class _Pass:
         if self.spool is not None:
             yield from self.spool
             return
-        checker = _Checker(self.layout.prefix, self.file_kind)
+        checker = _Checker(self.layout.prefix, self.file_kind, human=dict(self.human))
         try:
             doc = read_yaml(self.path)
         except YamlFileError:
@@ -370,6 +391,13 @@ class _Pass:
             if index not in self.skipped:
                 yield checker.again(self.path, index, item,
                                     doc.line_of((*self.layout.prefix, index)))
+
+
+def _human(path: Path, problems: list[Diagnostic]) -> dict[str, float]:
+    """The human scores of the suite ``path`` from the labels.yml beside it."""
+    scores, found = human_scores(path, name_of(path))
+    problems += found
+    return scores
 
 
 def load_suite(path: Path, name: str | None = None) -> tuple[TaskSuite | None, list[Diagnostic]]:
@@ -418,7 +446,8 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnostic]]:
             elif p.is_dir():
                 found = sorted(
                     f for f in p.iterdir()
-                    if f.is_file() and f.suffix.lower() in defaults.TASK_SUITE_EXTENSIONS)
+                    if f.is_file() and f.suffix.lower() in defaults.TASK_SUITE_EXTENSIONS
+                    and f.name != defaults.LABELS_FILE)  # human scores, not a suite
                 if not found:
                     problems.append(error(p, "no .yaml or .yml files in this folder"))
                 files += found

@@ -73,7 +73,8 @@ class ScenarioKind:
                     f"{len(scenario.instructions)} instructions, "
                     f"{len(scenario.test_cases)} test cases"
                     + (f", {len(scenario.invalid_cases)} unusable"
-                       if scenario.invalid_cases else ""))
+                       if scenario.invalid_cases else "")
+                    + (f"; {escape(scenario.labels_note)}" if scenario.labels_note else ""))
         return found
 
     def export(self, store: RunStore, run: RunInfo, results_dir: Path) -> list[Exported]:
