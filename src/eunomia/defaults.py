@@ -137,6 +137,10 @@ STORE_FILE: Final = "eunomia.db"
 """The run store, inside the results folder unless ``--store`` says otherwise."""
 STORE_BUSY_TIMEOUT_S: Final = 5.0
 """How long to wait for a database locked by another process before failing clearly."""
+RUN_LOCK_WAIT_S: Final = 1.0
+"""A run that starts or resumes waits this long for its lock when another process holds it
+(one that only asks whether the run is alive holds it for microseconds) before it says that
+the run is running elsewhere (see :mod:`eunomia.store._lock`)."""
 FILE_WRITE_INLINE_MAX_S: Final = 100e-6
 """Per-case result files are written on the event loop while writing one takes at most this
 long on average, on a background thread once it takes longer (see
