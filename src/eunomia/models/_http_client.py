@@ -32,7 +32,15 @@ from eunomia.models._http_template import (
     render_body,
     render_text,
 )
-from eunomia.scheduler import CallError, parse_retry_after, retryable_status
+from eunomia.scheduler import (
+    CallError,
+    capped,
+    charset_of,
+    parse_retry_after,
+    read_body,
+    read_start,
+    retryable_status,
+)
 
 _SNIPPET = 300
 
@@ -184,10 +192,8 @@ class HttpClient:
 
     async def _status_error(self, response: aiohttp.ClientResponse) -> CallError:
         status = response.status
-        try:
-            text = await response.text(errors="replace")
-        except aiohttp.ClientError:
-            text = ""
+        start = await read_start(response)  # an error page: its start is all a reason shows
+        text = start.decode(charset_of(response), errors="replace")
         retry_after = parse_retry_after(response.headers.get("Retry-After"))
         if retry_after is None and "retry-after-ms" in response.headers:
             try:
@@ -206,8 +212,8 @@ class HttpClient:
         if fmt == "sse":
             events = await self._events(response)
             return Received("sse", started, time.perf_counter(), events=events)
-        raw = await response.read()
-        text = raw.decode(response.get_encoding() or "utf-8", errors="replace")
+        raw = await read_body(response, self.name)
+        text = raw.decode(charset_of(response), errors="replace")
         if fmt == "text":
             return Received("text", started, time.perf_counter(), text=text)
         try:
@@ -269,7 +275,7 @@ class HttpClient:
             return False
 
         done = False
-        async for block in response.content.iter_any():
+        async for block in capped(response, self.name):
             buffer += block
             while b"\n" in buffer and not done:
                 line, buffer = buffer.split(b"\n", 1)

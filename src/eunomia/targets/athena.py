@@ -33,6 +33,7 @@ from eunomia.athena import (
     MANAGER_DEPLOYMENTS,
     V2_HINT,
     AthenaIds,
+    bounded_feedback,
     is_apollon_v2,
     is_manager_url,
     parse_feedback_response,
@@ -42,7 +43,7 @@ from eunomia.athena import (
 from eunomia.errors import EunomiaError, redact
 from eunomia.jsonbody import loads_fast
 from eunomia.scenarios import Scenario, TestCase
-from eunomia.scheduler import CallError, parse_retry_after, retryable_status
+from eunomia.scheduler import CallError, parse_retry_after, read_body, read_start, retryable_status
 from eunomia.store import PrefixedBytes
 from eunomia.targets._base import TargetResponse
 
@@ -278,8 +279,10 @@ class AthenaTarget:
                 url, data=self.sent_request(scenario, case), headers=self._headers
             ) as response:
                 status = response.status
-                body = await response.read()
                 retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                # within the response limit (an error page: its start only)
+                body = await (read_start(response) if status >= 400
+                              else read_body(response, self.name))
         except aiohttp.ClientConnectorError as exc:
             raise self._fail(f"cannot connect to {url}: {exc.os_error}", retryable=True,
                              label="cannot connect") from None
@@ -287,6 +290,9 @@ class AthenaTarget:
             detail = str(exc) or type(exc).__name__
             raise self._fail(f"connection error: {detail}", retryable=True,
                              label=_connection_label(exc)) from None
+        except CallError as exc:  # over the response limit
+            raise self._fail(exc.reason, retryable=exc.retryable, status=status,
+                             label=exc.label) from None
 
         if status >= 400:
             text = body.decode("utf-8", errors="replace")
@@ -302,6 +308,7 @@ class AthenaTarget:
             )
         try:
             payload = _decode(body)
+            del body  # the decoded answer is what is kept
         except json.JSONDecodeError as exc:
             raise self._fail(
                 f"response is not JSON ({exc.msg} at char {exc.pos} of {len(exc.doc)})",
@@ -323,5 +330,8 @@ class AthenaTarget:
                 status=status,
                 label=f"HTTP {status}, wrong shape",
             ) from None
-        return TargetResponse(feedback=parsed.data, usage=parsed.meta.llm_requests, raw=payload,
+        # the whole answer is kept once (raw, in the store); files and pages get the items
+        # with their texts bounded
+        return TargetResponse(feedback=bounded_feedback(parsed.data),
+                              usage=parsed.meta.llm_requests, raw=payload,
                               reported_cost=reported_cost(parsed.meta.total_usage))
