@@ -7,6 +7,7 @@ the file boundary, so the error names the file, the key path and the line.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -24,6 +25,9 @@ Credits = Annotated[float, Field(allow_inf_nan=False, ge=-defaults.MAX_POINTS,
 """What one grading instruction gives (negative: a deduction)."""
 Price = Annotated[float, Field(allow_inf_nan=False, ge=0, le=defaults.MAX_PRICE_PER_MILLION)]
 """Currency units per million tokens."""
+TokenCount = Annotated[int, Field(ge=0, le=defaults.MAX_TOKEN_COUNT)]
+"""A number of tokens an answer reports: whole, at least 0 (pydantic refuses ``1.5``,
+``Infinity`` and ``NaN`` for an int)."""
 Timeout = Annotated[float, Field(allow_inf_nan=False, gt=0, le=defaults.MAX_TIMEOUT_S)]
 """Seconds a request may take."""
 Concurrency = Annotated[int, Field(ge=1, le=defaults.MAX_CONCURRENCY)]
@@ -60,3 +64,27 @@ def finite_in(name: str, value: float, low: float, high: float) -> str | None:
     if not low <= value <= high:
         return f"{name} must be between {low:g} and {high:g}, got {value:g}"
     return None
+
+
+def token_count(value: object, where: str) -> int:
+    """A number of tokens an answer reports (``where``: its field, for the message): a whole
+    JSON number from 0 to :data:`eunomia.defaults.MAX_TOKEN_COUNT` (``3.0`` reads as 3); a
+    ValueError naming ``where`` and the value for anything else (``NaN``, ``Infinity``, ``-5``,
+    ``1.5``, ``"12"``, ``true``), never a plausible number made of it."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{where} is {_shown(value)}, not a number of tokens")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{where} is {_shown(value)}: an impossible number of tokens")
+    if value < 0 or value != int(value) or value > defaults.MAX_TOKEN_COUNT:
+        raise ValueError(f"{where} is {_shown(value)}: an impossible number of tokens (a whole "
+                         f"number from 0 to {defaults.MAX_TOKEN_COUNT:,})")
+    return int(value)
+
+
+def _shown(value: object) -> str:
+    """A value as JSON writes it (``NaN``, ``Infinity``: what the answer said), shortened."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -263,5 +263,8 @@ MAX_WORDS: Final = 1_000_000
 """Word counts of checks and asked lengths, at most."""
 MAX_TOKENS_ASKED: Final = 2_000_000
 """Tokens a model may be asked to generate (or hold in its context), at most."""
+MAX_TOKEN_COUNT: Final = 1_000_000_000_000
+"""Tokens one call may report having used, at most: a larger count in an answer is an
+impossible number (the case fails saying so), never billed."""
 MAX_RETRIES: Final = 100
 """Retries of a failed call, at most."""

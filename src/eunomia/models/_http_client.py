@@ -23,6 +23,7 @@ from typing import Any, Literal
 import aiohttp
 import orjson
 
+from eunomia.bounds import token_count
 from eunomia.errors import EunomiaError, redact
 from eunomia.models._http_config import HttpEndpoint, UsagePaths
 from eunomia.models._http_template import (
@@ -100,6 +101,10 @@ def _json_or_text(text: str) -> Any:
 
 
 def short(value: Any) -> str:
+    """``value`` as JSON shows it, on one line, at most 300 characters (a number as the
+    answer wrote it: ``NaN``, ``Infinity``)."""
+    if isinstance(value, float):
+        return json.dumps(value)
     text = value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
     text = " ".join(text.split())
     return text if len(text) <= _SNIPPET else text[:_SNIPPET - 3] + "..."
@@ -324,7 +329,8 @@ class HttpClient:
         number = number_at(value)
         if number is None or number < 0:
             raise self.fail(f"{self.name}: the cost path {self.endpoint.cost} found "
-                            f"{short(value)}, not a number of at least 0", retryable=False)
+                            f"{short(value)}, not a number of at least 0", retryable=False,
+                            label="impossible number")
         return number
 
     def tokens(self, documents: list[Any]) -> list[Tokens]:
@@ -362,11 +368,11 @@ class HttpClient:
             value = self.last_value(path, documents)
             if value is None:
                 continue
-            number = number_at(value)
-            if number is None or number < 0:
-                raise self.fail(f"{self.name}: the usage path {path} found {short(value)}, "
-                                "not a number of tokens", retryable=False)
-            counts[key] = round(number)
+            try:  # never rounded, never read as 0
+                counts[key] = token_count(value, f"the value at the usage path {path}")
+            except ValueError as exc:
+                raise self.fail(f"{self.name}: {exc}", retryable=False,
+                                label="impossible number") from None
         if not counts:
             return None
         model = self.last_value(paths.model, documents)

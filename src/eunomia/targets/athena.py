@@ -78,6 +78,26 @@ def _scrub(value: Any, secret: str) -> Any:
     return value
 
 
+_NUMBER_ERRORS = frozenset({"finite_number", "greater_than_equal", "less_than_equal",
+                            "greater_than", "less_than", "int_from_float"})
+"""Pydantic's errors for a number out of its range (NaN, Infinity, -5 tokens, 1.5 tokens)."""
+
+
+def _shape_problem(exc: ValidationError, status: int) -> tuple[str, str]:
+    """The reason and attempt-log label of an answer that is not a feedback answer: an
+    impossible number is named as such (the field and the value the answer gave)."""
+    errors = exc.errors(include_url=False)
+    first = next((e for e in errors if e["type"] in _NUMBER_ERRORS), errors[0])
+    where = ".".join(str(p) for p in first["loc"]) or "<body>"
+    if first["type"] in _NUMBER_ERRORS:
+        value = first.get("input")
+        shown = json.dumps(value) if isinstance(value, int | float) else repr(value)
+        return (f"the answer has an impossible number: {where} is {shown} ({first['msg']}; "
+                f"{exc.error_count()} problem(s))", "impossible number")
+    return (f"response has the wrong shape: {where}: {first['msg']} "
+            f"({exc.error_count()} problem(s))", f"HTTP {status}, wrong shape")
+
+
 def _connection_label(exc: BaseException) -> str:
     """The attempt-log label of a failure before a whole answer arrived."""
     if isinstance(exc, aiohttp.ServerDisconnectedError):
@@ -320,18 +340,15 @@ class AthenaTarget:
             payload = _scrub(payload, self._secret)  # a server may echo the header back
         try:
             parsed = parse_feedback_response(payload)
+            cost = reported_cost(parsed.meta.total_usage)
         except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            where = ".".join(str(p) for p in first["loc"]) or "<body>"
-            raise self._fail(
-                f"response has the wrong shape: {where}: {first['msg']} "
-                f"({exc.error_count()} problem(s))",
-                retryable=True,
-                status=status,
-                label=f"HTTP {status}, wrong shape",
-            ) from None
+            reason, label = _shape_problem(exc, status)
+            raise self._fail(reason, retryable=True, status=status, label=label) from None
+        except ValueError as exc:  # an impossible cost in meta.totalUsage
+            raise self._fail(f"the answer has an impossible number: {exc}", retryable=True,
+                             status=status, label="impossible number") from None
         # the whole answer is kept once (raw, in the store); files and pages get the items
         # with their texts bounded
         return TargetResponse(feedback=bounded_feedback(parsed.data),
                               usage=parsed.meta.llm_requests, raw=payload,
-                              reported_cost=reported_cost(parsed.meta.total_usage))
+                              reported_cost=cost)

@@ -27,6 +27,7 @@ import aiohttp
 import orjson
 
 from eunomia import defaults
+from eunomia.bounds import token_count
 from eunomia.errors import redact
 from eunomia.jsonbody import loads_fast
 from eunomia.models._json import JSONExtractionError, parse_json_answer
@@ -348,7 +349,7 @@ class OpenAIProvider:
         return ChatResult(
             text=text,
             parsed=parsed,
-            usage=_usage(payload.get("usage")),
+            usage=self._usage(payload.get("usage")),
             latency_s=latency,
             time_to_first_token_s=ttft,
             model=str(payload.get("model") or self.model),
@@ -357,22 +358,32 @@ class OpenAIProvider:
             if request.score_logprobs else None,
         )
 
+    def _usage(self, raw: Any) -> Usage:
+        """The answer's token counts; an impossible one (``NaN``, ``Infinity``, ``-5``,
+        ``1.5``) fails the call, naming the field, never read as 0 or rounded."""
+        if not isinstance(raw, dict):
+            return Usage()
+        details = raw.get("prompt_tokens_details") or {}
+        cached = details.get("cached_tokens") if isinstance(details, dict) else None
+        try:
+            return Usage(
+                input_tokens=_count(raw.get("prompt_tokens"), "usage.prompt_tokens"),
+                output_tokens=_count(raw.get("completion_tokens"), "usage.completion_tokens"),
+                cached_input_tokens=_count(cached, "usage.prompt_tokens_details.cached_tokens"),
+            )
+        except ValueError as exc:
+            raise CallError(f"{self.name}: the answer has an impossible number: {exc}",
+                            retryable=False, label="impossible number") from None
+
     async def close(self) -> None:
         if self._session is not None and self._owns_session and not self._session.closed:
             await self._session.close()
         self._session = None
 
 
-def _usage(raw: Any) -> Usage:
-    if not isinstance(raw, dict):
-        return Usage()
-    details = raw.get("prompt_tokens_details") or {}
-    cached = details.get("cached_tokens") if isinstance(details, dict) else None
-    return Usage(
-        input_tokens=int(raw.get("prompt_tokens") or 0),
-        output_tokens=int(raw.get("completion_tokens") or 0),
-        cached_input_tokens=int(cached or 0),
-    )
+def _count(value: Any, where: str) -> int:
+    """A token count of the answer; absent (null) reads as 0, as before."""
+    return 0 if value is None else token_count(value, where)
 
 
 def _dumps(body: dict[str, Any]) -> bytes:
