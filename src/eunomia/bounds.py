@@ -12,7 +12,7 @@ import math
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 
 from eunomia import defaults
 
@@ -55,6 +55,34 @@ Url = Annotated[str, AfterValidator(check_url)]
 """An http(s) URL with a host."""
 OptionalUrl = Annotated[str, AfterValidator(check_url_or_empty)]
 """An http(s) URL, or empty (not given)."""
+
+
+NULL_ID = "is empty (null): an id is text with at least one character"
+"""What is wrong with an id written without a value."""
+
+
+def check_text_id(value: object) -> object:
+    """An id as a file gives it: text with something in it. A number, a boolean or nothing
+    (null) is refused, saying what YAML read and how to write the id as text (``.nan`` would
+    otherwise become the id "nan", ``010`` the id "8", ``yes`` the id "True")."""
+    if value is None:
+        raise ValueError(NULL_ID)
+    if isinstance(value, bool):
+        raise ValueError(f"YAML reads this id as the boolean {str(value).lower()}, not as "
+                         "text: write it in quotes (YAML turns yes, no, on and off into "
+                         "booleans)")
+    if isinstance(value, int | float):
+        raise ValueError(f"YAML reads this id as the number {_shown(value)}, not as text: "
+                         "write it in quotes as it should read (YAML turns 010 into 8 and "
+                         ".nan into NaN)")
+    if isinstance(value, str) and not value.strip():
+        raise ValueError("is empty: an id is text with at least one character other than "
+                         "spaces")
+    return value
+
+
+TextId = Annotated[str, BeforeValidator(check_text_id)]
+"""An id of a file (a criterion, an instruction, a test case...): text, not empty."""
 
 
 def finite_in(name: str, value: float, low: float, high: float) -> str | None:
