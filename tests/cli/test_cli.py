@@ -33,7 +33,7 @@ from eunomia.scenarios import Scenario, load_scenario
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "scenarios"
 SECRET = "Zq9-cli-secret-4711"
-AUTO_NAME = re.compile(r"^run_\d{8}_\d{6}$")
+AUTO_NAME = re.compile(r"^run_\d{8}_\d{6}_[0-9a-f]{6}$")
 
 
 @pytest.fixture(scope="module")
