@@ -18,6 +18,7 @@ from tests.support.cli import run_cli
 from tests.support.hostile_server import HostileServer, feedback_body
 
 from eunomia import defaults
+from eunomia.athena import AthenaFeedback, bounded_feedback
 from eunomia.models._http_config import HttpEndpoint
 from eunomia.models._types import ChatMessage, ChatRequest
 from eunomia.models.providers.openai import OpenAIProvider
@@ -226,3 +227,13 @@ def test_cli_default_limit_fails_a_12_mb_answer_and_a_raised_one_scores_it(
                     env={defaults.MAX_RESPONSE_ENV: "ten"})
     assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
     assert f"${defaults.MAX_RESPONSE_ENV} must be a number of megabytes" in wrong.stderr
+
+
+def test_items_of_a_short_answer_are_not_looked_at() -> None:
+    """An answer shorter than the text limit cannot hold a text over it: its items are
+    returned as they are (the usual answer costs nothing)."""
+    items = [AthenaFeedback(description="d" * 50)]
+    assert bounded_feedback(items, 1_000) is items
+    cut = bounded_feedback(items, 1_000, limit=10)
+    assert cut is not items and cut[0].description.startswith("d" * 10 + "… [cut by Eunomia")
+    assert bounded_feedback(items, None, limit=10)[0].description != items[0].description

@@ -71,7 +71,11 @@ def bounded_item(item: AthenaFeedback, limit: int = defaults.FEEDBACK_TEXT_MAX
     return item.model_copy(update=changes) if changes else item
 
 
-def bounded_feedback(items: list[AthenaFeedback], limit: int = defaults.FEEDBACK_TEXT_MAX
-                     ) -> list[AthenaFeedback]:
-    """:func:`bounded_item` of every item."""
+def bounded_feedback(items: list[AthenaFeedback], answer_bytes: int | None = None,
+                     limit: int = defaults.FEEDBACK_TEXT_MAX) -> list[AthenaFeedback]:
+    """:func:`bounded_item` of every item; ``items`` themselves when the answer they came in
+    (``answer_bytes`` long) is too short to hold anything over ``limit`` (the usual answer:
+    nothing is looked at)."""
+    if answer_bytes is not None and answer_bytes <= limit:
+        return items
     return [bounded_item(i, limit) for i in items]

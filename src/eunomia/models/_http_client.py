@@ -65,6 +65,8 @@ class Received:
     payload: Any = None
     events: list[Event] = field(default_factory=list)
     text: str = ""
+    size: int | None = None
+    """The bytes of the answer (None: not counted)."""
 
     @property
     def documents(self) -> list[Any]:
@@ -220,7 +222,7 @@ class HttpClient:
         raw = await read_body(response, self.name)
         text = raw.decode(charset_of(response), errors="replace")
         if fmt == "text":
-            return Received("text", started, time.perf_counter(), text=text)
+            return Received("text", started, time.perf_counter(), text=text, size=len(raw))
         try:
             payload = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -231,7 +233,7 @@ class HttpClient:
                     f"{self.name}: HTTP {response.status} from {self.endpoint.url} is not "
                     f"JSON (give 'format: text' for a plain-text answer): {short(text)}",
                     retryable=True, status=response.status) from None
-        return Received("json", started, time.perf_counter(), payload=payload)
+        return Received("json", started, time.perf_counter(), payload=payload, size=len(raw))
 
     async def _events(self, response: aiohttp.ClientResponse) -> list[Event]:
         """Server-sent events to the end of the stream (or the ``done`` data)."""

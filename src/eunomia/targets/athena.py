@@ -302,7 +302,7 @@ class AthenaTarget:
                 retry_after = parse_retry_after(response.headers.get("Retry-After"))
                 # within the response limit (an error page: its start only)
                 body = await (read_start(response) if status >= 400
-                              else read_body(response, self.name))
+                              else read_body(response, ""))
         except aiohttp.ClientConnectorError as exc:
             raise self._fail(f"cannot connect to {url}: {exc.os_error}", retryable=True,
                              label="cannot connect") from None
@@ -326,6 +326,7 @@ class AthenaTarget:
                 retry_after=retry_after,
                 rate_limited=status == 429,
             )
+        size = len(body)
         try:
             payload = _decode(body)
             del body  # the decoded answer is what is kept
@@ -349,6 +350,6 @@ class AthenaTarget:
                              status=status, label="impossible number") from None
         # the whole answer is kept once (raw, in the store); files and pages get the items
         # with their texts bounded
-        return TargetResponse(feedback=bounded_feedback(parsed.data),
+        return TargetResponse(feedback=bounded_feedback(parsed.data, size),
                               usage=parsed.meta.llm_requests, raw=payload,
                               reported_cost=cost)

@@ -112,7 +112,7 @@ class HttpTarget:
         # the whole answer is kept once (raw, in the store); files and pages get the items
         # with their texts bounded
         feedback = bounded_feedback([self._item(self.endpoint.feedback, i, item)
-                                     for i, item in enumerate(items)])
+                                     for i, item in enumerate(items)], received.size)
         reported = self.client.last_value(self.endpoint.model, docs)
         usage = [LLMRequestUsage(
             model=r.model or (str(reported) if reported is not None else self.name),
