@@ -77,11 +77,13 @@ def size_text(size: int) -> str:
 
 
 def too_large(what: str, limit: int, declared: int | None = None) -> CallError:
-    """The failure of an answer over ``limit`` bytes (``declared``: its Content-Length)."""
+    """The failure of an answer over ``limit`` bytes (``declared``: its Content-Length);
+    ``what`` (the system's name) begins the reason when given."""
     got = (f"its Content-Length is {declared:,} bytes" if declared is not None
            else f"more than {limit:,} bytes came")
     return CallError(
-        f"{what}: the answer is larger than the {size_text(limit)} response limit ({got}); "
+        f"{what + ': ' if what else ''}the answer is larger than the {size_text(limit)} "
+        f"response limit ({got}); "
         f"the rest was not read. If answers this large are expected, raise the limit: "
         f"${defaults.MAX_RESPONSE_ENV}=<megabytes>",
         retryable=False, label=f"answer over {size_text(limit)}")
