@@ -17,12 +17,14 @@ from pathlib import Path
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from tests.faults.test_fault_injection import make_scenario
 from tests.support.cli import cli_env, run_cli, run_statuses
 from tests.support.scripted_server import ScriptedServer, feedback_reply
 
 from eunomia.viewer import create_app
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "project_management"
+CASES = 40
 
 
 def _stored(db: Path, run: str) -> int:
@@ -59,8 +61,10 @@ def test_a_killed_run_reads_interrupted_everywhere_and_a_live_one_is_not_taken(
         slow_server: ScriptedServer, tmp_path: Path) -> None:
     results = tmp_path / "results"
     db = results / "eunomia.db"
+    # 40 cases of a second each, one at a time: alive for as long as the checks take
+    folder = make_scenario(tmp_path, CASES)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "eunomia", "run", str(EXAMPLE), "--server-url", slow_server.url,
+        [sys.executable, "-m", "eunomia", "run", str(folder), "--server-url", slow_server.url,
          "--run-name", "victim", "--results", str(results), "--concurrency", "1"],
         cwd=tmp_path, env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -75,7 +79,7 @@ def test_a_killed_run_reads_interrupted_everywhere_and_a_live_one_is_not_taken(
         assert run_statuses(live.stdout)["victim"].startswith(f"running (process {proc.pid} on ")
         # a live run is neither resumed nor replaced by another process, and no hint says to
         for args in (("run", "--resume", "victim"),
-                     ("run", str(EXAMPLE), "--run-name", "victim", "--server-url",
+                     ("run", str(folder), "--run-name", "victim", "--server-url",
                       slow_server.url)):
             refused = run_cli(*args, "--results", results, cwd=tmp_path)
             assert refused.returncode == 2, refused.stdout + refused.stderr
@@ -84,6 +88,7 @@ def test_a_killed_run_reads_interrupted_everywhere_and_a_live_one_is_not_taken(
                 in said, said
             assert "--resume" not in said and "Traceback" not in said
 
+        assert proc.poll() is None, "the run ended before it could be killed"
         proc.send_signal(signal.SIGKILL)
         assert proc.wait(10) == -signal.SIGKILL
     finally:
@@ -111,7 +116,7 @@ def test_a_killed_run_reads_interrupted_everywhere_and_a_live_one_is_not_taken(
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     done = run_cli("runs", "--results", results, cwd=tmp_path)
     assert run_statuses(done.stdout) == {"victim": "complete"}
-    assert _stored(db, "victim") == 14
+    assert _stored(db, "victim") == CASES
 
 
 def test_runs_started_together_without_a_name_never_clash(threaded_server: ScriptedServer,
