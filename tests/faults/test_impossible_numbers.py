@@ -169,3 +169,4 @@ async def test_http_system_answers_with_impossible_numbers_fail(
     finally:
         await target.close()
     assert fragment in caught.value.reason
+
