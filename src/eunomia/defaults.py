@@ -23,6 +23,21 @@ BACKOFF_MAX_S: Final = 30.0
 RETRY_AFTER_MAX_S: Final = 120.0
 """A server's Retry-After is honoured up to this many seconds."""
 
+MAX_RESPONSE_BYTES: Final = 10_000_000
+"""The largest answer body read from a system under test, a model or a judge (10 MB): past it
+the case fails with a reason naming the limit, and nothing more is read, so memory stays
+bounded whatever a system answers (see :mod:`eunomia.scheduler._body`). Operational: not part
+of a cache key."""
+MAX_RESPONSE_ENV: Final = "EUNOMIA_MAX_RESPONSE_MB"
+"""Environment variable that sets another response limit, in megabytes (e.g. ``50``)."""
+MAX_RESPONSE_MB_LIMIT: Final = 100_000
+"""The largest response limit that may be set, in megabytes."""
+FEEDBACK_TEXT_MAX: Final = 100_000
+"""A feedback item's text (title, description...) longer than this many characters is cut in
+the result files and the report, saying so; the whole answer stays in the run store."""
+ERROR_BODY_BYTES: Final = 65_536
+"""Of an error answer (HTTP 4xx/5xx), only this much is read: its start is all a reason shows."""
+
 GC_THRESHOLDS: Final = (20_000, 20, 20)
 """The ``eunomia`` command's cyclic garbage collector thresholds (Python's: 700, 10, 10). A run
 allocates many short-lived objects with few cycles; at Python's thresholds the collector took
@@ -140,6 +155,10 @@ STORE_FILE: Final = "eunomia.db"
 """The run store, inside the results folder unless ``--store`` says otherwise."""
 STORE_BUSY_TIMEOUT_S: Final = 5.0
 """How long to wait for a database locked by another process before failing clearly."""
+RUN_LOCK_WAIT_S: Final = 1.0
+"""A run that starts or resumes waits this long for its lock when another process holds it
+(one that only asks whether the run is alive holds it for microseconds) before it says that
+the run is running elsewhere (see :mod:`eunomia.store._lock`)."""
 FILE_WRITE_INLINE_MAX_S: Final = 100e-6
 """Per-case result files are written on the event loop while writing one takes at most this
 long on average, on a background thread once it takes longer (see
@@ -249,5 +268,8 @@ MAX_WORDS: Final = 1_000_000
 """Word counts of checks and asked lengths, at most."""
 MAX_TOKENS_ASKED: Final = 2_000_000
 """Tokens a model may be asked to generate (or hold in its context), at most."""
+MAX_TOKEN_COUNT: Final = 1_000_000_000_000
+"""Tokens one call may report having used, at most: a larger count in an answer is an
+impossible number (the case fails saying so), never billed."""
 MAX_RETRIES: Final = 100
 """Retries of a failed call, at most."""

@@ -89,11 +89,17 @@ class YamlDocument:
     lines: dict[Path_, int] = field(default_factory=dict)
 
     def line_of(self, loc: Sequence[int | str]) -> int | None:
-        """Line of the deepest known prefix of ``loc`` (1-based)."""
+        """Line of the deepest known prefix of ``loc`` (1-based). A mapping key YAML read as a
+        number (``10:``) is found by its text too (the lines know keys by their text)."""
         parts = tuple(loc)
         while parts:
             if parts in self.lines:
                 return self.lines[parts]
+            numbers = [i for i, p in enumerate(parts) if isinstance(p, int | float)]
+            for i in reversed(numbers):  # a number that is a key, not a list index
+                as_text = (*parts[:i], str(parts[i]), *parts[i + 1:])
+                if as_text in self.lines:
+                    return self.lines[as_text]
             parts = parts[:-1]
         return self.lines.get((), None)
 

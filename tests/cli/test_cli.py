@@ -33,7 +33,7 @@ from eunomia.scenarios import Scenario, load_scenario
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "scenarios"
 SECRET = "Zq9-cli-secret-4711"
-AUTO_NAME = re.compile(r"^run_\d{8}_\d{6}$")
+AUTO_NAME = re.compile(r"^run_\d{8}_\d{6}_[0-9a-f]{6}$")
 
 
 @pytest.fixture(scope="module")
@@ -222,7 +222,8 @@ def test_run_max_cases_and_auto_name_without_terminal(
                   "--results", tmp_path / "results", cwd=tmp_path, stdin=subprocess.DEVNULL)
     assert got.returncode == 0, got.stdout + got.stderr
     assert "Run name" not in got.stdout and "Test cases to run" not in got.stdout
-    (run_dir,) = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
+    (run_dir,) = [p for p in (tmp_path / "results").iterdir()
+                  if p.is_dir() and p.name != "eunomia.db-locks"]  # the runs' locks
     assert AUTO_NAME.match(run_dir.name)
     assert _case_files(run_dir / "project_management") == [
         "aggregation_instead_of_composition", "association_and_uppercase_attributes"]
@@ -240,7 +241,8 @@ def test_no_prompt_when_only_stdin_is_a_terminal(server: ScriptedServer, tmp_pat
         os.close(master)
     assert got.returncode == 0, got.stdout + got.stderr
     assert "Run name" not in got.stdout
-    (run_dir,) = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
+    (run_dir,) = [p for p in (tmp_path / "results").iterdir()
+                  if p.is_dir() and p.name != "eunomia.db-locks"]  # the runs' locks
     assert AUTO_NAME.match(run_dir.name)
 
 

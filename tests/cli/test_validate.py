@@ -134,3 +134,29 @@ def test_absurd_options_are_refused(tmp_path: Path, option: str, value: str,
                   "--results", tmp_path / "results", "--run-name", "x", cwd=tmp_path)
     assert got.returncode == 2
     assert message in got.stderr + got.stdout and "Traceback" not in got.stderr
+
+
+def test_ids_that_are_not_ids_are_named_with_file_line_and_key(tmp_path: Path) -> None:
+    """Issue 31: an empty criterion id, ``.nan`` and numbers were taken as ids ("nan")."""
+    manifest = _scenario(tmp_path) / "manifest.yml"
+    empty = _edit(manifest, 'id: "classes"', 'id: ""')
+    nan = _edit(manifest, 'id: "classes_missing"', "id: .nan")
+    number = _edit(manifest, 'id: "relationship_reversed"', "id: 12")
+    suite = tmp_path / "summarization.yaml"
+    suite.write_text("- case_id: true\n  instruction: a\n- case_id: ok\n  instruction: b\n",
+                     encoding="utf-8")
+    got = run_cli("validate", manifest.parent, suite, cwd=tmp_path)
+    assert got.returncode == 1, got.stdout
+    assert "Traceback" not in got.stdout + got.stderr
+    lines = [" ".join(line.split()) for line in got.stdout.splitlines()]
+    expected = [
+        f"manifest.yml:{empty} [criteria[0].id]: is empty",
+        f"manifest.yml:{nan} [criteria[0].instructions[1].id]: YAML reads this id as the "
+        "number NaN, not as text",
+        f"manifest.yml:{number} [criteria[1].instructions[1].id]: YAML reads this id as the "
+        "number 12, not as text",
+        "summarization.yaml:1 [[0].case_id]: YAML reads this id as the boolean true",
+    ]
+    for fragment in expected:
+        assert any(fragment in line for line in lines), (fragment, got.stdout)
+    assert "4 error(s)" in got.stdout

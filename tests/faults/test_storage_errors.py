@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from tests.faults.test_fault_injection import make_scenario
-from tests.support.cli import run_cli
+from tests.support.cli import run_cli, run_statuses
 from tests.support.scripted_server import RecordedRequest, Reply, ScriptedServer, feedback_reply
 
 from eunomia.api import RunOptions, load_all, run_scenarios
@@ -99,8 +99,7 @@ def test_unwritable_results_fail_before_any_request(
     assert server.requests == []
     assert _case_count(store, "kept") == 0
     listed = eunomia("runs", "--store", store, cwd=tmp_path)
-    (line,) = [ln for ln in listed.stdout.splitlines() if "kept" in ln]
-    assert "interrupted" in line  # not "running" for ever
+    assert run_statuses(listed.stdout)["kept"].startswith("interrupted")  # never "running"
 
     results.unlink()  # the folder can be made now: the run continues under its name
     resumed = eunomia("run", "--resume", "kept", "--results", results, "--store", store,
@@ -218,6 +217,9 @@ def test_disk_full_then_free_space_and_resume(server: ScriptedServer, tmp_path: 
         listed = eunomia("runs", "--store", store, cwd=tmp_path)
         assert listed.returncode == 0, listed.stdout + listed.stderr
         assert "full" in listed.stdout and f" {stored} " in listed.stdout
+        # the run could not write its end: stored as running, it reads as interrupted
+        assert run_statuses(listed.stdout)["full"] == \
+            "interrupted — `eunomia run --resume full` continues it"
 
         out = tmp_path / "exported"
         exported = eunomia("export", "full", "--store", store, "--output", out, cwd=tmp_path)
@@ -278,6 +280,7 @@ async def test_sqlite_full_in_process(server: ScriptedServer, tmp_path: Path,
     view = RunStore(results / "eunomia.db")  # uncapped: everything stored is readable
     try:
         run = view.require_run("capped")
+        assert run.status == "interrupted"  # not "running": its process let go of the run
         rows = list(view.iter_cases(run))
         assert len(rows) == stored
         assert all(r.status == "scored" and r.response for r in rows)

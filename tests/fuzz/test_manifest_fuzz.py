@@ -178,3 +178,31 @@ def test_garbage_manifest_root_never_crashes(scenario_dir: Path, value: Any) -> 
     assert scenario is None
     assert errors(diags)
     assert_names_file(diags, {scenario_dir / "manifest.yml"})
+
+
+# --- ids (issue 31): any scalar that is not text with something in it is refused, named -------
+
+not_text_ids = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(alphabet=" \t", max_size=3))
+
+
+@FUZZ
+@given(value=not_text_ids, where=st.sampled_from(["criterion", "instruction", "expected"]))
+def test_an_id_that_is_not_text_is_refused_with_its_key(scenario_dir: Path, value: Any,
+                                                        where: str) -> None:
+    data = json.loads(json.dumps(BASE))
+    key = {"criterion": "criteria[2].id", "instruction": "criteria[1].instructions[0].id",
+           "expected": "default_expected[3]"}[where]
+    if where == "criterion":
+        data["criteria"][2]["id"] = value
+    elif where == "instruction":
+        data["criteria"][1]["instructions"][0]["id"] = value
+    else:
+        data["default_expected"][3] = value
+    scenario, diags = _load(scenario_dir, dump(data))
+    assert scenario is None
+    found = [d for d in errors(diags) if d.key == key]
+    assert len(found) == 1, [str(d) for d in diags]
+    assert found[0].file == scenario_dir / "manifest.yml" and found[0].line is not None
+    assert "empty" in found[0].message or "YAML reads this id as" in found[0].message

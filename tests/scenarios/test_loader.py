@@ -570,22 +570,74 @@ def test_no_manifest(tmp_path: Path) -> None:
     assert diag.file == tmp_path / "nothing" / "manifest.yml"
 
 
-def test_numeric_textual_ids_work_in_diffs_too(tmp_path: Path) -> None:
+def test_ids_yaml_reads_as_numbers_are_refused_with_line_and_key(tmp_path: Path) -> None:
+    """``id: 10`` was read as the id "10", ``.nan`` as "nan": an id must be text (issue 31)."""
     text = """\
 exercise: {title: T, max_points: 2}
 criteria:
   - id: 1
     instructions:
       - {id: 10, credits: 1}
-      - {id: 11, credits: 0}
+      - {id: .nan, credits: 0}
 default_expected: [10]
 test_case_diffs:
   10:
     association: 11
 """
+    scenario, diags = load_scenario(write_scenario(tmp_path, text))
+    assert scenario is None
+    assert the_error(diags, "criteria[0].id").line == 3
+    assert "YAML reads this id as the number 1, not as text" in \
+        the_error(diags, "criteria[0].id").message
+    assert the_error(diags, "criteria[0].instructions[0].id").line == 5
+    assert "as the number NaN" in the_error(diags, "criteria[0].instructions[1].id").message
+    assert the_error(diags, "default_expected[0]").line == 7
+    assert the_error(diags, "test_case_diffs[10].[key]").line == 9
+    assert the_error(diags, "test_case_diffs[10].association").line == 10
+
+
+def test_numeric_ids_in_quotes_work_in_diffs_too(tmp_path: Path) -> None:
+    text = """\
+exercise: {title: T, max_points: 2}
+criteria:
+  - id: "1"
+    instructions:
+      - {id: "10", credits: 1}
+      - {id: "11", credits: 0}
+default_expected: ["10"]
+test_case_diffs:
+  "10":
+    association: "11"
+"""
     scenario = load_ok(write_scenario(tmp_path, text))
     case = next(c for c in scenario.test_cases if c.name == "association")
     assert case.expected == (2,)
+
+
+@pytest.mark.parametrize(("written", "said"), [
+    ('""', "is empty: an id is text with at least one character other than spaces"),
+    ('"   "', "is empty"),
+    ("", "is empty (null)"),
+    ("~", "is empty (null)"),
+    ("yes", "YAML reads this id as the boolean true"),
+    ("off", "YAML reads this id as the boolean false"),
+    ("1.5", "as the number 1.5"),
+    (".inf", "as the number Infinity"),
+    ("010", "as the number 8"),
+])
+def test_an_id_that_is_not_text_is_refused(tmp_path: Path, written: str, said: str) -> None:
+    text = f"""\
+exercise: {{title: T, max_points: 2}}
+criteria:
+  - id: c
+    instructions:
+      - id: {written}
+        credits: 1
+"""
+    scenario, diags = load_scenario(write_scenario(tmp_path, text))
+    assert scenario is None
+    found = the_error(diags, "criteria[0].instructions[0].id")
+    assert said in found.message and found.line == 5
 
 
 # --- discover --------------------------------------------------------------------------------

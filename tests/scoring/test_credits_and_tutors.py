@@ -102,7 +102,10 @@ def test_credits_that_are_not_numbers_give_no_total(tmp_path: Path) -> None:
     sc = load(tmp_path)
     case = sc.case_named("c")
     assert case is not None
-    p = score_case(sc, case, [fb(1, math.inf)]).points
+    # an answer's credits are finite where they enter (athena.AthenaFeedback); the scoring
+    # still gives no total for one that is not
+    infinite = AthenaFeedback.model_construct(**{**fb(1, 0.0).__dict__, "credits": math.inf})
+    p = score_case(sc, case, [infinite]).points
     assert p is not None and p.awarded is None and p.awarded_unlimited is None
 
 

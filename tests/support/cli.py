@@ -26,3 +26,20 @@ def run_cli(*args: str | Path, cwd: Path, env: Mapping[str, str] | None = None,
         [sys.executable, "-m", "eunomia", *map(str, args)], cwd=cwd, env=cli_env(env),
         stdin=stdin, capture_output=True, text=True, timeout=timeout, check=False,
     )
+
+
+def run_statuses(text: str) -> dict[str, str]:
+    """Run name -> Status cell of ``eunomia runs`` (a cell's lines joined)."""
+    rows: list[list[str]] = []
+    header: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("┃"):
+            header = [c.strip() for c in line.strip("┃").split("┃")]
+        elif line.startswith("│"):
+            cells = [c.strip() for c in line.strip("│").split("│")]
+            if cells[0] or not rows:
+                rows.append(cells)
+            else:  # the next line of the same row
+                rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells, strict=True)]
+    name, status = header.index("Name"), header.index("Status")
+    return {r[name]: r[status] for r in rows}

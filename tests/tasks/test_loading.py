@@ -200,3 +200,55 @@ def test_an_unreadable_path_is_a_diagnostic_not_a_traceback() -> None:
     assert files == []
     (problem,) = problems
     assert problem.file == too_long and "cannot read" in problem.message
+
+
+# --- ids that are not ids (issue 31) ---------------------------------------------------------
+
+NOT_IDS = """\
+- case_id: 7
+  category: Summarization
+  instruction: a whole number, as the published datasets write them
+- case_id: ""
+  category: Summarization
+  instruction: empty
+- case_id: .nan
+  category: Summarization
+  instruction: was the id "nan"
+- case_id:
+  category: Summarization
+  instruction: written without a value
+- case_id: no
+  category: Summarization
+  instruction: a boolean to YAML
+- id: 2.5
+  category: Summarization
+  instruction: a number that is not whole
+- category: Summarization
+  instruction: no id at all is fine (named by its place)
+"""
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+def test_ids_that_are_not_ids_are_refused_with_line_and_key(tmp_path: Path,
+                                                            streamed: bool) -> None:
+    # an anchor sends the file to the whole (not streamed) reading: both say the same
+    text = NOT_IDS if streamed else NOT_IDS.replace("category: Summarization\n  instruction: "
+                                                    "a whole", "category: &s Summarization\n"
+                                                    "  instruction: a whole", 1)
+    suite, problems = load_suite(write(tmp_path / "misc.yaml", text))
+    assert suite is not None
+    assert [c.name for c in suite.cases] == ["7", "case_7"]
+    found = {(p.key, p.line): p.message for p in problems if p.severity is Severity.ERROR}
+    assert found == {
+        ("[1].case_id", 4): "is empty: an id is text with at least one character other than "
+                            "spaces",
+        ("[2].case_id", 7): "YAML reads this id as the number NaN, not as text: write it in "
+                            "quotes as it should read (YAML turns 010 into 8 and .nan into NaN)",
+        ("[3].case_id", 10): "is empty (null): an id is text with at least one character",
+        ("[4].case_id", 13): "YAML reads this id as the boolean false, not as text: write it "
+                             "in quotes (YAML turns yes, no, on and off into booleans)",
+        ("[5].id", 16): "YAML reads this id as the number 2.5, not as text: write it in "
+                        "quotes as it should read (YAML turns 010 into 8 and .nan into NaN)",
+    }
+    # the unusable items are named by their place, never "nan", "False" or ""
+    assert [n for n, _ in suite.invalid] == ["case_2", "case_3", "case_4", "case_5", "case_6"]

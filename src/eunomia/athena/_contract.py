@@ -12,6 +12,8 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
+from eunomia.bounds import Credits, Price, TokenCount
+
 
 class _Wire(BaseModel):
     model_config = ConfigDict(
@@ -88,7 +90,9 @@ class AthenaFeedback(_Wire):
     id: int | None = None
     title: str | None = None
     description: str | None = None
-    credits: float = 0.0
+    credits: Credits = 0.0
+    """Finite and within the points an exercise may have: ``NaN`` or ``Infinity`` in an answer
+    fails the case (impossible numbers are never read as some plausible one)."""
     structured_grading_instruction_id: int | None = Field(
         default=None,
         validation_alias=AliasChoices(
@@ -120,10 +124,11 @@ class LLMRequestUsage(_Wire):
     """One LLM call a module made, as reported in ``meta.llmRequests``."""
 
     model: str = "unknown"
-    num_input_tokens: int = 0
-    num_output_tokens: int = 0
-    num_total_tokens: int | None = None
-    num_cached_input_tokens: int = Field(
+    num_input_tokens: TokenCount = 0
+    """Whole numbers of at least 0: ``-5``, ``Infinity`` or ``1.5`` fail the case."""
+    num_output_tokens: TokenCount = 0
+    num_total_tokens: TokenCount | None = None
+    num_cached_input_tokens: TokenCount = Field(
         default=0,
         validation_alias=AliasChoices(
             "numCachedInputTokens",
@@ -132,8 +137,8 @@ class LLMRequestUsage(_Wire):
             "num_input_tokens_cached",
         ),
     )
-    cost_per_million_input_token: float | None = None
-    cost_per_million_output_token: float | None = None
+    cost_per_million_input_token: Price | None = None
+    cost_per_million_output_token: Price | None = None
 
 
 class ResponseMeta(_Wire):

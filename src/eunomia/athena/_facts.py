@@ -13,6 +13,7 @@ ls1intum/Athena a373df28; see docs/peer-athena.md).
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -57,11 +58,15 @@ V2_HINT = ("the submission is an Apollon version-2 diagram (elements as arrays);
 
 
 def reported_cost(total_usage: Any) -> float | None:
-    """``meta.totalUsage.cost`` as a number, when the system sent one."""
+    """``meta.totalUsage.cost`` as a number, when the system sent one (None when it sent none
+    or no number); a ValueError for an impossible one (``NaN``, ``Infinity``, below 0), which
+    is never read as unknown."""
     if not isinstance(total_usage, dict):
         return None
     cost = total_usage.get("cost")
     if isinstance(cost, bool) or not isinstance(cost, int | float):
         return None
     value = float(cost)
-    return value if value == value and abs(value) != float("inf") else None
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"meta.totalUsage.cost is {json.dumps(value)}: an impossible cost")
+    return value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import sys
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -19,7 +20,8 @@ def interactive() -> bool:
 
 
 def default_run_name() -> str:
-    return datetime.now().strftime("run_%Y%m%d_%H%M%S")
+    """``run_<date>_<time>_<6 random hex digits>``: runs started in the same second differ."""
+    return datetime.now().strftime("run_%Y%m%d_%H%M%S_") + secrets.token_hex(3)
 
 
 def ask_run_name(console: Console) -> str:

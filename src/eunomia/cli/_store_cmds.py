@@ -34,6 +34,9 @@ def runs(
         help="Run store (SQLite).", show_default="<results>/eunomia.db")] = None,
 ) -> None:
     """List the runs in the store."""
+    from eunomia.kinds import kind_named
+    from eunomia.store import status_text
+
     out = console()
     db = _open(results, store)
     try:
@@ -48,7 +51,8 @@ def runs(
             suites = ", ".join(s.name for s in db.suites(run))
             table.add_row(
                 escape(run.name), run.created[:19].replace("T", " "), escape(suites),
-                escape(", ".join(run.targets)), run.status, str(totals.cases),
+                escape(", ".join(run.targets)),
+                escape(status_text(run, kind_named(run.kind).command)), str(totals.cases),
                 str(totals.failed),
                 "-" if totals.mean_score is None else f"{totals.mean_score:.1f}",
                 "-" if totals.cost is None else f"{totals.cost:.4f}",

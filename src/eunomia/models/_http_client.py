@@ -23,6 +23,7 @@ from typing import Any, Literal
 import aiohttp
 import orjson
 
+from eunomia.bounds import token_count
 from eunomia.errors import EunomiaError, redact
 from eunomia.models._http_config import HttpEndpoint, UsagePaths
 from eunomia.models._http_template import (
@@ -32,7 +33,15 @@ from eunomia.models._http_template import (
     render_body,
     render_text,
 )
-from eunomia.scheduler import CallError, parse_retry_after, retryable_status
+from eunomia.scheduler import (
+    CallError,
+    capped,
+    charset_of,
+    parse_retry_after,
+    read_body,
+    read_start,
+    retryable_status,
+)
 
 _SNIPPET = 300
 
@@ -56,6 +65,8 @@ class Received:
     payload: Any = None
     events: list[Event] = field(default_factory=list)
     text: str = ""
+    size: int | None = None
+    """The bytes of the answer (None: not counted)."""
 
     @property
     def documents(self) -> list[Any]:
@@ -92,6 +103,10 @@ def _json_or_text(text: str) -> Any:
 
 
 def short(value: Any) -> str:
+    """``value`` as JSON shows it, on one line, at most 300 characters (a number as the
+    answer wrote it: ``NaN``, ``Infinity``)."""
+    if isinstance(value, float):
+        return json.dumps(value)
     text = value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
     text = " ".join(text.split())
     return text if len(text) <= _SNIPPET else text[:_SNIPPET - 3] + "..."
@@ -184,10 +199,8 @@ class HttpClient:
 
     async def _status_error(self, response: aiohttp.ClientResponse) -> CallError:
         status = response.status
-        try:
-            text = await response.text(errors="replace")
-        except aiohttp.ClientError:
-            text = ""
+        start = await read_start(response)  # an error page: its start is all a reason shows
+        text = start.decode(charset_of(response), errors="replace")
         retry_after = parse_retry_after(response.headers.get("Retry-After"))
         if retry_after is None and "retry-after-ms" in response.headers:
             try:
@@ -206,10 +219,10 @@ class HttpClient:
         if fmt == "sse":
             events = await self._events(response)
             return Received("sse", started, time.perf_counter(), events=events)
-        raw = await response.read()
-        text = raw.decode(response.get_encoding() or "utf-8", errors="replace")
+        raw = await read_body(response, self.name)
+        text = raw.decode(charset_of(response), errors="replace")
         if fmt == "text":
-            return Received("text", started, time.perf_counter(), text=text)
+            return Received("text", started, time.perf_counter(), text=text, size=len(raw))
         try:
             payload = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -220,7 +233,7 @@ class HttpClient:
                     f"{self.name}: HTTP {response.status} from {self.endpoint.url} is not "
                     f"JSON (give 'format: text' for a plain-text answer): {short(text)}",
                     retryable=True, status=response.status) from None
-        return Received("json", started, time.perf_counter(), payload=payload)
+        return Received("json", started, time.perf_counter(), payload=payload, size=len(raw))
 
     async def _events(self, response: aiohttp.ClientResponse) -> list[Event]:
         """Server-sent events to the end of the stream (or the ``done`` data)."""
@@ -269,7 +282,7 @@ class HttpClient:
             return False
 
         done = False
-        async for block in response.content.iter_any():
+        async for block in capped(response, self.name):
             buffer += block
             while b"\n" in buffer and not done:
                 line, buffer = buffer.split(b"\n", 1)
@@ -318,7 +331,8 @@ class HttpClient:
         number = number_at(value)
         if number is None or number < 0:
             raise self.fail(f"{self.name}: the cost path {self.endpoint.cost} found "
-                            f"{short(value)}, not a number of at least 0", retryable=False)
+                            f"{short(value)}, not a number of at least 0", retryable=False,
+                            label="impossible number")
         return number
 
     def tokens(self, documents: list[Any]) -> list[Tokens]:
@@ -356,11 +370,11 @@ class HttpClient:
             value = self.last_value(path, documents)
             if value is None:
                 continue
-            number = number_at(value)
-            if number is None or number < 0:
-                raise self.fail(f"{self.name}: the usage path {path} found {short(value)}, "
-                                "not a number of tokens", retryable=False)
-            counts[key] = round(number)
+            try:  # never rounded, never read as 0
+                counts[key] = token_count(value, f"the value at the usage path {path}")
+            except ValueError as exc:
+                raise self.fail(f"{self.name}: {exc}", retryable=False,
+                                label="impossible number") from None
         if not counts:
             return None
         model = self.last_value(paths.model, documents)

@@ -7,35 +7,26 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from eunomia import defaults
-from eunomia.bounds import Credits, OptionalUrl, Points
+from eunomia.bounds import Credits, OptionalUrl, Points, TextId, check_text_id
 from eunomia.scenarios._grades import CreditExpectation, parse_credit_expectation
-
-
-def _as_text_id(value: Any) -> Any:
-    # YAML turns ``id: 1`` into an int; textual ids are strings.
-    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
 
 
 class ManifestInstruction(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    id: str
+    id: TextId
     grading_scale: str = ""
     instruction_description: str = ""
     feedback: str = ""
     credits: Credits
 
-    _v_id = field_validator("id", mode="before")(_as_text_id)
-
 
 class ManifestCriterion(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    id: str
+    id: TextId
     title: str = ""
     instructions: list[ManifestInstruction] | None = None
-
-    _v_id = field_validator("id", mode="before")(_as_text_id)
 
 
 class ManifestExercise(BaseModel):
@@ -65,16 +56,12 @@ Percent = Annotated[float, Field(allow_inf_nan=False, ge=0, le=defaults.MAX_POIN
 """A tutor's result in percent of ``max_points`` (above 100 only with bonus points)."""
 
 
-def _text_keys(value: Any) -> Any:
-    return {_as_text_id(k): v for k, v in value.items()} if isinstance(value, dict) else value
-
-
 def _empty_dict(value: Any) -> Any:
     return {} if value is None else value
 
 
-def _case_keys(value: Any) -> Any:
-    return _text_keys(_empty_dict(value))
+def _text_id_or_none(value: Any) -> Any:
+    return None if value is None else check_text_id(value)
 
 
 class ManifestFeedbackItem(BaseModel):
@@ -90,7 +77,7 @@ class ManifestFeedbackItem(BaseModel):
     element: str = ""
     meta: dict[str, Any] = Field(default_factory=dict)
 
-    _v_instruction = field_validator("instruction", mode="before")(_as_text_id)
+    _v_instruction = field_validator("instruction", mode="before")(_text_id_or_none)
     _v_meta = field_validator("meta", mode="before")(_empty_dict)
 
 
@@ -120,12 +107,11 @@ class ManifestCase(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    expected_credits: dict[str, Expectation] | None = None
+    expected_credits: dict[TextId, Expectation] | None = None
     """``{instruction id: expectation}``, replacing the scenario's for those instructions."""
     tutor: ManifestTutor | None = None
     recorded: ManifestRecorded | None = None
 
-    _v_credits = field_validator("expected_credits", mode="before")(_text_keys)
 
 
 class Manifest(BaseModel):
@@ -134,18 +120,17 @@ class Manifest(BaseModel):
     server_url: OptionalUrl = ""
     exercise: ManifestExercise
     criteria: list[ManifestCriterion]
-    default_expected: list[str] | None = None
+    default_expected: list[TextId] | None = None
     """The instructions a perfect solution gets; omitted, the scenario is *unlabelled*: its
     cases have no expectations and only what needs none is measured."""
-    test_case_diffs: dict[str, dict[str, str] | None] = Field(default_factory=dict)
+    test_case_diffs: dict[TextId, dict[TextId, TextId] | None] = Field(default_factory=dict)
     """``{default instruction id: {test case name: replacement instruction id}}``."""
-    expected_credits: dict[str, Expectation] | None = None
+    expected_credits: dict[TextId, Expectation] | None = None
     """``{instruction id: expectation}`` on the credits given under it, for every case."""
-    cases: dict[str, ManifestCase] = Field(default_factory=dict)
+    cases: dict[TextId, ManifestCase] = Field(default_factory=dict)
     """``{test case name: credit expectations, tutor grade, recorded feedback}``."""
 
-    _v_credits = field_validator("expected_credits", mode="before")(_text_keys)
-    _v_cases = field_validator("cases", mode="before")(_case_keys)
+    _v_cases = field_validator("cases", mode="before")(_empty_dict)
 
     @field_validator("server_url", mode="before")
     @classmethod
@@ -155,19 +140,4 @@ class Manifest(BaseModel):
     @field_validator("test_case_diffs", mode="before")
     @classmethod
     def _diffs_none(cls, value: Any) -> Any:
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            return value
-        return {
-            _as_text_id(k): (
-                {_as_text_id(c): _as_text_id(r) for c, r in v.items()}
-                if isinstance(v, dict) else v
-            )
-            for k, v in value.items()
-        }
-
-    @field_validator("default_expected", mode="before")
-    @classmethod
-    def _ids_as_text(cls, value: Any) -> Any:
-        return [_as_text_id(v) for v in value] if isinstance(value, list) else value
+        return {} if value is None else value

@@ -28,6 +28,7 @@ from tenacity import (
 )
 
 from eunomia import defaults
+from eunomia.scheduler._body import default_response_limit, limit_responses, restore_limit
 from eunomia.scheduler._errors import CallError
 from eunomia.scheduler._limiter import AdaptiveLimiter
 
@@ -46,6 +47,17 @@ class RetryPolicy:
     retry_500: bool = False
     """Retry HTTP 500 too. Off by default: a 500 is mostly deterministic, and the system
     under test may have spent LLM tokens on each attempt without reporting them."""
+    max_response_bytes: int | None = None
+    """The largest answer body an attempt reads (None: :data:`eunomia.defaults.
+    MAX_RESPONSE_BYTES`, or ``$EUNOMIA_MAX_RESPONSE_MB``); past it the attempt fails, not
+    retried (see :mod:`eunomia.scheduler._body`)."""
+
+    def __post_init__(self) -> None:
+        if self.max_response_bytes is None:
+            default_response_limit()  # a wrong $EUNOMIA_MAX_RESPONSE_MB fails here, clearly
+        elif self.max_response_bytes < 1:
+            raise ValueError(f"max_response_bytes must be at least 1, got "
+                             f"{self.max_response_bytes}")
 
 
 OK = "ok"
@@ -93,10 +105,32 @@ async def call_with_retry(
 ) -> Attempted[T]:
     """Run ``attempt`` until it succeeds, fails permanently or runs out of retries.
 
-    Each attempt holds a limiter slot and is bounded by ``policy.timeout_s``. The
-    final failure is re-raised as a :class:`CallError` whose ``attempts`` says how
-    many tries were made and ``attempt_log`` what each of them gave.
+    Each attempt holds a limiter slot and is bounded by ``policy.timeout_s`` and, in the
+    size of the answer it reads, ``policy.max_response_bytes``. The final failure is
+    re-raised as a :class:`CallError` whose ``attempts`` says how many tries were made and
+    ``attempt_log`` what each of them gave.
     """
+    token = limit_responses(policy.max_response_bytes)
+    try:
+        return await _call_with_retry(attempt, policy, limiter)
+    except CallError as exc:
+        # Raised without the frames it came through: they hold the attempts' locals (an
+        # answer's body, up to the response limit) and, through the retry state, this error
+        # itself: a cycle only the cyclic collector frees, and at the command's collector
+        # thresholds (defaults.GC_THRESHOLDS) that is seldom: a failed case kept its body.
+        # Its context (e.g. a JSONDecodeError holding the body's text) goes too: the reason
+        # says what failed.
+        exc.__context__ = None
+        raise exc.with_traceback(None) from None
+    finally:
+        restore_limit(token)
+
+
+async def _call_with_retry(
+    attempt: Callable[[], Awaitable[T]],
+    policy: RetryPolicy,
+    limiter: AdaptiveLimiter | None,
+) -> Attempted[T]:
     latency = 0.0
     log: list[str] = []
 

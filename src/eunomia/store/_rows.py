@@ -26,6 +26,31 @@ class RunInfo:
     targets: list[str]
     settings: dict[str, Any]
     eunomia_version: str
+    holder: str = ""
+    """For a run running in another process: which one (``process 12 on host, since ...``).
+    ``status`` is ``interrupted`` for a run stored as running that no process runs any more
+    (see :mod:`eunomia.store._lock`)."""
+
+
+def status_hint(run: RunInfo, command: str | None = None) -> str:
+    """What to know beside the run's status: for an interrupted run, how to continue it
+    (```eunomia run --resume NAME`` continues it`; ``command``: the command of the run's kind,
+    when known); for one another process runs now, which process; else nothing."""
+    if run.status == "interrupted":
+        how = f"eunomia {command} --resume {run.name}" if command else f"--resume {run.name}"
+        return f"`{how}` continues it"
+    if run.status == "running" and run.holder:
+        return run.holder
+    return ""
+
+
+def status_text(run: RunInfo, command: str | None = None) -> str:
+    """The run's status as people read it: ``complete``; ``running (process 12 on host, since
+    ...)``; ``interrupted — `eunomia run --resume NAME` continues it``."""
+    hint = status_hint(run, command)
+    if not hint:
+        return run.status
+    return f"{run.status} — {hint}" if run.status == "interrupted" else f"{run.status} ({hint})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,8 @@ import orjson
 from eunomia import __version__, defaults
 from eunomia.errors import EunomiaError
 from eunomia.store._blobs import blob_hash, compress, decompress, json_bytes, shared_beginning
-from eunomia.store._rows import CaseRow, RunInfo, RunTotals, SuiteInfo, case_row, now
+from eunomia.store._lock import RunLocks
+from eunomia.store._rows import CaseRow, RunInfo, RunTotals, SuiteInfo, case_row, now, status_text
 from eunomia.store._schema import open_store, store_error
 
 _CASE_SQL = (
@@ -83,6 +84,8 @@ class RunStore:
         self._failure: EunomiaError | None = None
         """A group commit that failed after its cases were handed over: raised by the next
         call, so the run stops clearly (those cases are not stored; resume asks again)."""
+        self._locks = RunLocks(path)
+        """The locks of the runs this store runs (created or resumed, not ended yet)."""
 
     def _error(self, what: str, exc: BaseException) -> EunomiaError:
         return store_error(self.path, what, exc)
@@ -92,6 +95,7 @@ class RunStore:
             self.flush()
         finally:
             self._db.close()
+            self._locks.let_go_all()
 
     def _write(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
         self.flush()
@@ -166,7 +170,10 @@ class RunStore:
             if (begins := shared_beginning(data)) is not None:  # stored once, referred to
                 batch.blobs.setdefault(*begins)
         try:
-            db.execute("BEGIN")
+            # IMMEDIATE: the write lock first, waiting for other processes' commits as long as
+            # the busy timeout allows; a deferred transaction that reads first and then writes
+            # fails at once ("database is locked") when another process committed meanwhile
+            db.execute("BEGIN IMMEDIATE")
             fresh = self._absent(batch.blobs)
             if fresh:
                 db.executemany(_BLOB_SQL, ((d, compress(batch.blobs[d])) for d in fresh))
@@ -267,6 +274,10 @@ class RunStore:
     # --- runs ---------------------------------------------------------------------------------
     def create_run(self, name: str, kind: str, targets: list[str],
                    settings: dict[str, Any]) -> RunInfo:
+        """A new run, ``running`` and held by this store until :meth:`set_run_status` ends it
+        (or :meth:`close`). An error when the name is taken, saying whether that run is
+        running now (never then suggesting ``--resume``), was interrupted or is complete."""
+        self._locks.hold(name)
         try:
             self._write(
                 "INSERT INTO runs(name, kind, status, created, targets, settings, eunomia_version)"
@@ -274,13 +285,27 @@ class RunStore:
                 (name, kind, now(), json.dumps(targets), json.dumps(settings), __version__),
             )
         except EunomiaError as exc:
-            if "UNIQUE" in str(exc):
-                raise EunomiaError(f"a run named {name!r} already exists in {self.path}; "
-                                   "choose another name or --resume it") from None
+            self._locks.let_go(name)
+            taken = self.get_run(name) if "UNIQUE" in str(exc) else None
+            if taken is not None:
+                raise self._name_taken(taken) from None
             raise
         run = self.get_run(name)
         assert run is not None
         return run
+
+    def _name_taken(self, run: RunInfo) -> EunomiaError:
+        where = f"a run named {run.name!r} already exists in {self.path}"
+        if run.status == "interrupted":
+            return EunomiaError(f"{where}: {status_text(run)}; or choose another name")
+        return EunomiaError(f"{where} ({status_text(run)}); choose another name")
+
+    def _run_info(self, row: Sequence[Any]) -> RunInfo:
+        """A ``runs`` row as a :class:`RunInfo`; a run stored as ``running`` that no process
+        holds (killed, or stopped by a full disk before it could say so) is ``interrupted``."""
+        status, holder = self._locks.state(row[1], row[3])
+        return RunInfo(row[0], row[1], row[2], status, row[4], row[5], json.loads(row[6]),
+                       json.loads(row[7]), row[8], holder)
 
     def get_run(self, name: str) -> RunInfo | None:
         row = self._read(
@@ -288,8 +313,7 @@ class RunStore:
             " eunomia_version FROM runs WHERE name=?", (name,)).fetchone()
         if row is None:
             return None
-        return RunInfo(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]),
-                       json.loads(row[7]), row[8])
+        return self._run_info(row)
 
     def require_run(self, name: str) -> RunInfo:
         run = self.get_run(name)
@@ -303,11 +327,19 @@ class RunStore:
         rows = self._read(
             "SELECT id, name, kind, status, created, finished, targets, settings,"
             " eunomia_version FROM runs ORDER BY id").fetchall()
-        return [RunInfo(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), json.loads(r[7]),
-                        r[8]) for r in rows]
+        return [self._run_info(r) for r in rows]
 
     def set_run_status(self, run: RunInfo, status: str) -> None:
-        self._write("UPDATE runs SET status=?, finished=? WHERE id=?", (status, now(), run.id))
+        """``running`` (a resumed run) takes the run's lock first: an error when another
+        process runs it now. Any other status ends the run and gives the lock back."""
+        if status == "running":
+            self._locks.hold(run.name)
+        try:
+            self._write("UPDATE runs SET status=?, finished=? WHERE id=?",
+                        (status, now(), run.id))
+        finally:
+            if status != "running":
+                self._locks.let_go(run.name)
 
     def run_totals(self, run: RunInfo) -> RunTotals:
         row = self._read(

@@ -33,6 +33,7 @@ from eunomia.athena import (
     MANAGER_DEPLOYMENTS,
     V2_HINT,
     AthenaIds,
+    bounded_feedback,
     is_apollon_v2,
     is_manager_url,
     parse_feedback_response,
@@ -42,7 +43,7 @@ from eunomia.athena import (
 from eunomia.errors import EunomiaError, redact
 from eunomia.jsonbody import loads_fast
 from eunomia.scenarios import Scenario, TestCase
-from eunomia.scheduler import CallError, parse_retry_after, retryable_status
+from eunomia.scheduler import CallError, parse_retry_after, read_body, read_start, retryable_status
 from eunomia.store import PrefixedBytes
 from eunomia.targets._base import TargetResponse
 
@@ -75,6 +76,26 @@ def _scrub(value: Any, secret: str) -> Any:
     if isinstance(value, dict):
         return {_scrub(k, secret): _scrub(v, secret) for k, v in value.items()}
     return value
+
+
+_NUMBER_ERRORS = frozenset({"finite_number", "greater_than_equal", "less_than_equal",
+                            "greater_than", "less_than", "int_from_float"})
+"""Pydantic's errors for a number out of its range (NaN, Infinity, -5 tokens, 1.5 tokens)."""
+
+
+def _shape_problem(exc: ValidationError, status: int) -> tuple[str, str]:
+    """The reason and attempt-log label of an answer that is not a feedback answer: an
+    impossible number is named as such (the field and the value the answer gave)."""
+    errors = exc.errors(include_url=False)
+    first = next((e for e in errors if e["type"] in _NUMBER_ERRORS), errors[0])
+    where = ".".join(str(p) for p in first["loc"]) or "<body>"
+    if first["type"] in _NUMBER_ERRORS:
+        value = first.get("input")
+        shown = json.dumps(value) if isinstance(value, int | float) else repr(value)
+        return (f"the answer has an impossible number: {where} is {shown} ({first['msg']}; "
+                f"{exc.error_count()} problem(s))", "impossible number")
+    return (f"response has the wrong shape: {where}: {first['msg']} "
+            f"({exc.error_count()} problem(s))", f"HTTP {status}, wrong shape")
 
 
 def _connection_label(exc: BaseException) -> str:
@@ -278,8 +299,10 @@ class AthenaTarget:
                 url, data=self.sent_request(scenario, case), headers=self._headers
             ) as response:
                 status = response.status
-                body = await response.read()
                 retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                # within the response limit (an error page: its start only)
+                body = await (read_start(response) if status >= 400
+                              else read_body(response, ""))
         except aiohttp.ClientConnectorError as exc:
             raise self._fail(f"cannot connect to {url}: {exc.os_error}", retryable=True,
                              label="cannot connect") from None
@@ -287,6 +310,9 @@ class AthenaTarget:
             detail = str(exc) or type(exc).__name__
             raise self._fail(f"connection error: {detail}", retryable=True,
                              label=_connection_label(exc)) from None
+        except CallError as exc:  # over the response limit
+            raise self._fail(exc.reason, retryable=exc.retryable, status=status,
+                             label=exc.label) from None
 
         if status >= 400:
             text = body.decode("utf-8", errors="replace")
@@ -300,8 +326,10 @@ class AthenaTarget:
                 retry_after=retry_after,
                 rate_limited=status == 429,
             )
+        size = len(body)
         try:
             payload = _decode(body)
+            del body  # the decoded answer is what is kept
         except json.JSONDecodeError as exc:
             raise self._fail(
                 f"response is not JSON ({exc.msg} at char {exc.pos} of {len(exc.doc)})",
@@ -313,15 +341,15 @@ class AthenaTarget:
             payload = _scrub(payload, self._secret)  # a server may echo the header back
         try:
             parsed = parse_feedback_response(payload)
+            cost = reported_cost(parsed.meta.total_usage)
         except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            where = ".".join(str(p) for p in first["loc"]) or "<body>"
-            raise self._fail(
-                f"response has the wrong shape: {where}: {first['msg']} "
-                f"({exc.error_count()} problem(s))",
-                retryable=True,
-                status=status,
-                label=f"HTTP {status}, wrong shape",
-            ) from None
-        return TargetResponse(feedback=parsed.data, usage=parsed.meta.llm_requests, raw=payload,
-                              reported_cost=reported_cost(parsed.meta.total_usage))
+            reason, label = _shape_problem(exc, status)
+            raise self._fail(reason, retryable=True, status=status, label=label) from None
+        except ValueError as exc:  # an impossible cost in meta.totalUsage
+            raise self._fail(f"the answer has an impossible number: {exc}", retryable=True,
+                             status=status, label="impossible number") from None
+        # the whole answer is kept once (raw, in the store); files and pages get the items
+        # with their texts bounded
+        return TargetResponse(feedback=bounded_feedback(parsed.data, size),
+                              usage=parsed.meta.llm_requests, raw=payload,
+                              reported_cost=cost)

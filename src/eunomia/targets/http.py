@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from eunomia import defaults
-from eunomia.athena import AthenaFeedback, AthenaSubmission, LLMRequestUsage
+from eunomia.athena import AthenaFeedback, AthenaSubmission, LLMRequestUsage, bounded_feedback
 from eunomia.errors import EunomiaError
 from eunomia.models import load_config, resolve_spec
 from eunomia.models._http_client import HttpClient, Received, short
@@ -109,7 +109,10 @@ class HttpTarget:
         docs = received.documents
         assert self.endpoint.feedback is not None  # checked when built
         items = self._items(self.endpoint.feedback, received)
-        feedback = [self._item(self.endpoint.feedback, i, item) for i, item in enumerate(items)]
+        # the whole answer is kept once (raw, in the store); files and pages get the items
+        # with their texts bounded
+        feedback = bounded_feedback([self._item(self.endpoint.feedback, i, item)
+                                     for i, item in enumerate(items)], received.size)
         reported = self.client.last_value(self.endpoint.model, docs)
         usage = [LLMRequestUsage(
             model=r.model or (str(reported) if reported is not None else self.name),

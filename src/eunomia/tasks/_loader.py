@@ -29,6 +29,7 @@ import yaml
 from pydantic import ValidationError
 
 from eunomia import defaults
+from eunomia.bounds import NULL_ID
 from eunomia.errors import Diagnostic, EunomiaError, Severity, error, key_path
 from eunomia.judge import Rubric
 from eunomia.tasks._labels import human_scores, unknown_cases
@@ -51,7 +52,9 @@ def _validation(doc: Doc, loc: Loc, exc: ValidationError) -> list[Diagnostic]:
     for err in exc.errors(include_url=False):
         where = (*loc, *err["loc"])
         msg = err["msg"]
-        if err["type"] not in ("missing", "extra_forbidden"):
+        if err["type"] == "value_error":  # our own validators say what they got
+            msg = msg.removeprefix("Value error, ")
+        elif err["type"] not in ("missing", "extra_forbidden"):
             shown = repr(err.get("input"))
             msg += f" (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
         out.append(_diag(doc, where, msg))
@@ -127,13 +130,18 @@ class _Checker:
             self._report(_diag(doc, loc, "a test case must be a mapping of fields"))
             self._skip(index, fallback, "not a mapping")
             return None
+        empty = next((k for k in ("case_id", "id") if k in item and item[k] is None), None)
+        if empty is not None:  # written without a value: not "no id", an empty one
+            found = [_diag(doc, (*loc, empty), NULL_ID)]
+            self._report(found)
+            self._skip(index, _usable_name(item, fallback), found[0].message)
+            return None
         try:
             case = TaskCase.model_validate(item)
         except ValidationError as exc:
             found = _validation(doc, loc, exc)
             self._report(found)
-            self._skip(index, str(item.get("case_id") or item.get("id") or fallback),
-                       found[0].message)
+            self._skip(index, _usable_name(item, fallback), found[0].message)
             return None
         ident = case.case_id if case.case_id is not None else case.id
         case_name = str(ident).strip() if ident is not None and str(ident).strip() else fallback
@@ -184,6 +192,17 @@ class _Checker:
             name=name, kind=kind.name, index=index, line=line, case=case,
             raw_json=json.dumps(item, ensure_ascii=False, default=str),
         )
+
+
+def _usable_name(item: dict[Any, Any], fallback: str) -> str:
+    """The name of an item that could not be loaded: its id when that is one (text or a whole
+    number), else ``fallback`` (never "nan", "False" or "")."""
+    for key in ("case_id", "id"):
+        value = item.get(key)
+        if (isinstance(value, str) and value.strip()) or \
+                (isinstance(value, int) and not isinstance(value, bool)):
+            return str(value).strip()
+    return fallback
 
 
 def _changed(path: Path) -> EunomiaError:

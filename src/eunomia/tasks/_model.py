@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol, overload, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from eunomia import defaults
-from eunomia.bounds import Words
+from eunomia.bounds import Words, check_text_id
 
 Difficulty = Literal["easy", "medium", "hard"]
 
@@ -114,6 +114,16 @@ class TaskCase(BaseModel):
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("case_id", "id", mode="before")
+    @classmethod
+    def _an_id(cls, value: Any) -> Any:
+        """Text, or a whole number (the published datasets number their cases: ``case_id:
+        1``); never empty, a boolean or another number (``.nan`` would be "nan"). A key
+        written without a value (null) is refused by the loader (a stored case has them)."""
+        if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+        return check_text_id(value)
 
     @field_validator("conversation")
     @classmethod

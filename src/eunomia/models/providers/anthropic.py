@@ -21,6 +21,7 @@ import json
 import time
 from typing import Any
 
+from eunomia.bounds import token_count
 from eunomia.errors import EunomiaError, redact
 from eunomia.models._json import JSONExtractionError, check_required, parse_json_answer
 from eunomia.models._types import ChatRequest, ChatResult, Usage
@@ -182,14 +183,24 @@ class AnthropicProvider:
         else:
             text = "".join(texts)
         u = getattr(message, "usage", None)
-        cache_read = int(getattr(u, "cache_read_input_tokens", 0) or 0)
-        cache_write = int(getattr(u, "cache_creation_input_tokens", 0) or 0)
-        usage = Usage(
-            # Anthropic counts cache reads and writes apart from input_tokens; ours includes them.
-            input_tokens=int(getattr(u, "input_tokens", 0) or 0) + cache_read + cache_write,
-            output_tokens=int(getattr(u, "output_tokens", 0) or 0),
-            cached_input_tokens=cache_read,
-        )
+
+        def count(field: str) -> int:  # an impossible count fails the call, never read as 0
+            value = getattr(u, field, None)
+            return 0 if value is None else token_count(value, f"usage.{field}")
+
+        try:
+            cache_read = count("cache_read_input_tokens")
+            cache_write = count("cache_creation_input_tokens")
+            usage = Usage(
+                # Anthropic counts cache reads and writes apart from input_tokens; ours
+                # includes them.
+                input_tokens=count("input_tokens") + cache_read + cache_write,
+                output_tokens=count("output_tokens"),
+                cached_input_tokens=cache_read,
+            )
+        except ValueError as exc:
+            raise CallError(f"{self.name}: the answer has an impossible number: {exc}",
+                            retryable=False, label="impossible number") from None
         return ChatResult(
             text=text,
             parsed=parsed,

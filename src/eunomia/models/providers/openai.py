@@ -18,7 +18,6 @@ without ``message.content`` is a failed call with its reason.
 
 from __future__ import annotations
 
-import codecs
 import json
 import time
 from collections.abc import Mapping
@@ -28,12 +27,21 @@ import aiohttp
 import orjson
 
 from eunomia import defaults
+from eunomia.bounds import token_count
 from eunomia.errors import redact
 from eunomia.jsonbody import loads_fast
 from eunomia.models._json import JSONExtractionError, parse_json_answer
 from eunomia.models._types import ChatRequest, ChatResult, Usage
 from eunomia.models.providers._scores import logprob_entries, openai_positions, score_distribution
-from eunomia.scheduler import CallError, parse_retry_after, retryable_status
+from eunomia.scheduler import (
+    CallError,
+    capped,
+    charset_of,
+    parse_retry_after,
+    read_body,
+    read_start,
+    retryable_status,
+)
 
 _ERROR_BODY_MAX = 300
 TOP_LOGPROBS = 20
@@ -161,7 +169,7 @@ class OpenAIProvider:
                     raise await self._status_error(response)
                 if request.stream:
                     return await self._read_stream(response, request, started)
-                payload = await _read_json(response, self.url)
+                payload = await _read_json(response, self.url, self.name)
                 return self._result(payload, request, started, None)
         except CallError:
             raise
@@ -175,10 +183,8 @@ class OpenAIProvider:
 
     async def _status_error(self, response: aiohttp.ClientResponse) -> CallError:
         status = response.status
-        try:
-            text = await response.text()
-        except (aiohttp.ClientError, UnicodeDecodeError):
-            text = ""
+        # an error page: its start is all a reason shows
+        text = (await read_start(response)).decode(charset_of(response), "replace")
         detail = _error_detail(text)
         reason = redact(f"{self.name}: HTTP {status} from {self.url}: {detail}", [self._secret])
         retry_after = parse_retry_after(response.headers.get("Retry-After"))
@@ -253,7 +259,7 @@ class OpenAIProvider:
         buffer = b""
         head = bytearray()  # the body while no event came: read as JSON if none comes
         done = False
-        async for block in response.content.iter_any():
+        async for block in capped(response, self.name):
             if not events:
                 head += block
             buffer += block
@@ -292,7 +298,7 @@ class OpenAIProvider:
                             status=response.status)
         # the body was read from the stream, so aiohttp cannot guess a missing charset
         # (get_encoding() raises RuntimeError then, e.g. for a proxy's "text/html")
-        text = body.decode(_charset(response), "replace")
+        text = body.decode(charset_of(response), "replace")
         try:
             payload = json.loads(text)
         except json.JSONDecodeError:
@@ -343,7 +349,7 @@ class OpenAIProvider:
         return ChatResult(
             text=text,
             parsed=parsed,
-            usage=_usage(payload.get("usage")),
+            usage=self._usage(payload.get("usage")),
             latency_s=latency,
             time_to_first_token_s=ttft,
             model=str(payload.get("model") or self.model),
@@ -352,22 +358,32 @@ class OpenAIProvider:
             if request.score_logprobs else None,
         )
 
+    def _usage(self, raw: Any) -> Usage:
+        """The answer's token counts; an impossible one (``NaN``, ``Infinity``, ``-5``,
+        ``1.5``) fails the call, naming the field, never read as 0 or rounded."""
+        if not isinstance(raw, dict):
+            return Usage()
+        details = raw.get("prompt_tokens_details") or {}
+        cached = details.get("cached_tokens") if isinstance(details, dict) else None
+        try:
+            return Usage(
+                input_tokens=_count(raw.get("prompt_tokens"), "usage.prompt_tokens"),
+                output_tokens=_count(raw.get("completion_tokens"), "usage.completion_tokens"),
+                cached_input_tokens=_count(cached, "usage.prompt_tokens_details.cached_tokens"),
+            )
+        except ValueError as exc:
+            raise CallError(f"{self.name}: the answer has an impossible number: {exc}",
+                            retryable=False, label="impossible number") from None
+
     async def close(self) -> None:
         if self._session is not None and self._owns_session and not self._session.closed:
             await self._session.close()
         self._session = None
 
 
-def _usage(raw: Any) -> Usage:
-    if not isinstance(raw, dict):
-        return Usage()
-    details = raw.get("prompt_tokens_details") or {}
-    cached = details.get("cached_tokens") if isinstance(details, dict) else None
-    return Usage(
-        input_tokens=int(raw.get("prompt_tokens") or 0),
-        output_tokens=int(raw.get("completion_tokens") or 0),
-        cached_input_tokens=int(cached or 0),
-    )
+def _count(value: Any, where: str) -> int:
+    """A token count of the answer; absent (null) reads as 0, as before."""
+    return 0 if value is None else token_count(value, where)
 
 
 def _dumps(body: dict[str, Any]) -> bytes:
@@ -378,23 +394,14 @@ def _dumps(body: dict[str, Any]) -> bytes:
         return json.dumps(body).encode()
 
 
-async def _read_json(response: aiohttp.ClientResponse, url: str) -> Any:
-    """The decoded JSON answer: orjson on the bytes when they are UTF-8 (as JSON is), else
-    (or when orjson refuses them) the text as aiohttp decodes it, through the json module."""
-    raw = await response.read()
-    encoding = response.get_encoding()  # what response.text() decodes with
+async def _read_json(response: aiohttp.ClientResponse, url: str, name: str) -> Any:
+    """The decoded JSON answer (read within the response limit): orjson on the bytes when they
+    are UTF-8 (as JSON is), else (or when orjson refuses them) the text in its declared
+    charset, through the json module."""
+    raw = await read_body(response, name)
+    encoding = charset_of(response)
     return loads_fast(raw, lambda: _json_body(raw.decode(encoding), url, response.status),
                       utf8=encoding.lower() in ("utf-8", "utf8"))
-
-
-def _charset(response: aiohttp.ClientResponse) -> str:
-    """The answer's declared charset if Python knows it, else UTF-8 (JSON's)."""
-    charset = response.charset or "utf-8"
-    try:
-        codecs.lookup(charset)
-    except LookupError:
-        return "utf-8"
-    return charset
 
 
 def _json_body(text: str, url: str, status: int) -> Any:

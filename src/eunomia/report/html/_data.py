@@ -23,7 +23,7 @@ from eunomia.report.html._model import (
     RunListing,
     RunReport,
 )
-from eunomia.store import CaseRow, RunInfo, RunStore
+from eunomia.store import CaseRow, RunInfo, RunStore, status_hint
 
 
 def build_run_report(store: RunStore, run: RunInfo, kind: ReportKind, *,
@@ -40,6 +40,8 @@ def build_run_report(store: RunStore, run: RunInfo, kind: ReportKind, *,
         cost=totals.cost, duration_s=totals.duration_s,
         score_label=columns.score_label, score_digits=columns.score_digits,
         leaderboard_columns=columns,
+        # the kind's command, when the kind says it (kinds do): `eunomia run --resume NAME`
+        status_hint=status_hint(run, getattr(kind, "command", None)),
     )
     report.cases = [_case_line(r) for r in rows]
     report.latency = latencies(rows)
@@ -115,5 +117,5 @@ def list_run_listings(store: RunStore) -> list[RunListing]:
         out.append(RunListing(
             run.name, run.kind, run.status, run.created, tuple(run.targets),
             tuple(s.name for s in store.suites(run)), totals.cases, totals.failed,
-            totals.mean_score, totals.cost, totals.duration_s))
+            totals.mean_score, totals.cost, totals.duration_s, status_hint(run)))
     return out

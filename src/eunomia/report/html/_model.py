@@ -314,6 +314,9 @@ class RunReport:
     leaderboard: list[LeaderboardRow] = field(default_factory=list)
     """With several targets (a matrix run): one ranked row per target, as in the terminal."""
     leaderboard_columns: Columns | None = None
+    status_hint: str = ""
+    """Beside the status: how to continue an interrupted run, which process runs a live one
+    (:func:`eunomia.store.status_hint`)."""
 
     @property
     def structured(self) -> bool:
@@ -336,3 +339,5 @@ class RunListing:
     mean_score: float | None
     cost: float | None
     duration_s: float | None
+    status_hint: str = ""
+    """Beside the status (:func:`eunomia.store.status_hint`)."""
