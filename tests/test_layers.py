@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("run",),
     ("kinds",),
     ("targets", "llm_feedback", "judge", "scoring", "scenarios", "tasks", "exports", "report",
-     "compare", "executors", "matrix", "example_server", "model_server"),
+     "compare", "executors", "matrix", "example_server", "model_server", "mutation"),
     ("models", "athena", "pricing", "store", "scheduler"),
     ("apollon", "stats", "files", "errors", "bounds", "defaults", "yamlfile", "jsonbody",
      "templates", "lazy", "__init__"),

@@ -39,6 +39,15 @@ ATHENA_X_SERVER_URL: Final = "http://localhost"
 RESULTS_DIR: Final = Path("results")
 MANIFEST_FILE: Final = "manifest.yml"
 TEST_CASES_DIR: Final = "test_cases"
+MUTATIONS_FILE: Final = "mutations.yml"
+"""A scenario's mutation rules when they are not in its manifest (``eunomia mutate``)."""
+MUTATE_MAX_PER_CASE: Final = 2
+"""``eunomia mutate --max-mutations``: a generated case combines 1 to this many mutations."""
+MUTATE_SEED: Final = 0
+MAX_MUTANTS: Final = 100_000
+"""The most cases one ``eunomia mutate`` writes."""
+MUTATE_CASES_SHOWN: Final = 20
+"""Generated cases listed on the terminal (all are in the manifest)."""
 LLM_COST_FILE: Final = "llm_cost.yml"
 
 # --- example feedback server -----------------------------------------------------

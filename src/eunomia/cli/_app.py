@@ -15,6 +15,7 @@ import typer
 from eunomia import __version__, defaults
 from eunomia.cli import _eval, _judge_check, _run, _store_cmds
 from eunomia.cli._compare import compare
+from eunomia.cli._mutate import mutate
 from eunomia.cli._report import report
 from eunomia.cli._serve_model import serve_model
 from eunomia.cli._show import show
@@ -39,6 +40,7 @@ app.command()(report)
 app.command()(view)
 app.command()(validate)
 app.command()(show)
+app.command()(mutate)
 app.command("serve-model")(serve_model)
 
 

@@ -18,25 +18,39 @@ from eunomia.scenarios._model import (
     Scenario,
     TestCase,
 )
+from eunomia.scenarios._mutations import (
+    AppliedMutation,
+    GeneratedCase,
+    MutationRule,
+    UsableRule,
+    rules_lines,
+    shown_by,
+)
 from eunomia.scenarios._snapshot import scenario_from_json, scenario_to_json
 
 __all__ = [
     "BASELINES",
     "BASELINE_DEFAULT",
     "BASELINE_TARGETS",
+    "AppliedMutation",
     "Criterion",
     "Exercise",
+    "GeneratedCase",
     "Instruction",
     "InvalidTestCase",
+    "MutationRule",
     "Scenario",
     "ScenarioSource",
     "TestCase",
+    "UsableRule",
     "baseline_feedback",
     "baseline_instructions",
     "discover",
     "exercise_id_for",
     "inside",
     "load_scenario",
+    "rules_lines",
     "scenario_from_json",
     "scenario_to_json",
+    "shown_by",
 ]

@@ -27,6 +27,7 @@ from eunomia.scenarios._model import (
     Scenario,
     TestCase,
 )
+from eunomia.scenarios._mutations import UsableRule, check_rules, parse_rules
 from eunomia.yamlfile import YamlDocument, YamlFileError, diag_at, read_yaml, validate_document
 
 
@@ -248,6 +249,34 @@ def _read_cases(
     return good, bad
 
 
+def _rules(folder: Path, doc: YamlDocument, manifest: Manifest, criteria: tuple[Criterion, ...],
+           example: str | None, default: tuple[int, ...], diags: list[Diagnostic]
+           ) -> dict[str, list[UsableRule]]:
+    """The mutation rules, from the manifest or ``mutations.yml`` beside it, checked against
+    the example solution; their problems go to ``diags`` (they never block a run)."""
+    source, data = doc, manifest.mutations
+    prefix: tuple[int | str, ...] = ("mutations",)
+    beside = folder / defaults.MUTATIONS_FILE
+    if beside.is_file():
+        if manifest.mutations is not None:
+            diags.append(diag_at(doc, prefix, f"mutation rules are both here and in "
+                                              f"{beside.name}; keep them in one place"))
+            return {}
+        try:
+            source = read_yaml(beside)
+        except YamlFileError as exc:
+            diags.append(exc.diagnostic)
+            return {}
+        data, prefix = source.data, ()
+
+    def report(loc: tuple[int | str, ...], message: str) -> None:
+        diags.append(diag_at(source, (*prefix, *loc), message))
+
+    rules = parse_rules(data, report)
+    return check_rules(rules, example=example, labelled=manifest.default_expected is not None,
+                       criteria=criteria, default=default, report=report)
+
+
 def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
     """Load one scenario folder. ``None`` when the manifest has errors that block a run."""
     manifest_path = folder / defaults.MANIFEST_FILE
@@ -278,11 +307,21 @@ def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
     if has_errors(d for d in diags if d.file == manifest_path) or read is None:
         return None, diags
 
+    rule_diags: list[Diagnostic] = []
+    rules = _rules(folder, doc, manifest, criteria, example, default, rule_diags)
+    for name in manifest.generated_cases:
+        if name not in case_names:
+            rule_diags.append(diag_at(doc, ("generated_cases", name), f"generated case "
+                                      f"{name!r} has no file {defaults.TEST_CASES_DIR}/"
+                                      f"{name}.json", Severity.WARNING))
+    diags.extend(rule_diags)
+
     good, bad = read
     test_cases: list[TestCase] = []
     for index, (name, path, text, diagram_type) in enumerate(good, start=1):
         replaced = diffs.get(name, {})
         expected = tuple(replaced.get(i, i) for i in default)
+        made = manifest.generated_cases.get(name)
         test_cases.append(
             TestCase(
                 name=name,
@@ -292,6 +331,8 @@ def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
                 expected=expected,
                 diff_instructions=frozenset(replaced.values()),
                 diagram_type=diagram_type,
+                mutations=() if made is None else tuple(
+                    (m.op, m.description) for m in made.mutations),
             )
         )
     ex = manifest.exercise
@@ -316,5 +357,6 @@ def load_scenario(folder: Path) -> tuple[Scenario | None, list[Diagnostic]]:
         test_cases=test_cases,
         invalid_cases=bad,
         diagnostics=diags,
+        mutation_rules=rules,
     )
     return scenario, diags

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from eunomia.bounds import Credits, OptionalUrl, Points
+from eunomia.scenarios._mutations import GeneratedCase
 
 
 def _as_text_id(value: Any) -> Any:
@@ -68,6 +69,11 @@ class Manifest(BaseModel):
     cases have no expectations and only what needs none is measured."""
     test_case_diffs: dict[str, dict[str, str] | None] = Field(default_factory=dict)
     """``{default instruction id: {test case name: replacement instruction id}}``."""
+    mutations: Any = None
+    """``{instruction id: [mutation rule, ...]}`` for ``eunomia mutate`` (checked by
+    ``scenarios._mutations``), or in ``mutations.yml`` beside the manifest."""
+    generated_cases: dict[str, GeneratedCase] = Field(default_factory=dict)
+    """Cases made by ``eunomia mutate``: their seed and mutations."""
 
     @field_validator("server_url", mode="before")
     @classmethod

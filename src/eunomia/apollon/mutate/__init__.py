@@ -14,7 +14,7 @@ from eunomia.apollon.mutate._doc import DiagramError, Doc
 from eunomia.apollon.mutate._flow_ops import EVENT_TYPES, GATEWAY_TYPES
 from eunomia.apollon.mutate._generic_ops import CONVENTIONS
 from eunomia.apollon.mutate._registry import OPERATORS, choices
-from eunomia.apollon.mutate._select import FAMILIES, OpSpec
+from eunomia.apollon.mutate._select import FAMILIES, OpSpec, name_matches
 
 __all__ = [
     "CONVENTIONS",
@@ -32,5 +32,6 @@ __all__ = [
     "SpecError",
     "choices",
     "mutant_problems",
+    "name_matches",
     "problems",
 ]

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from eunomia.apollon.mutate._base import Choice, MutationError, Operator, SpecError
 from eunomia.apollon.mutate._doc import Doc, JsonDict
-from eunomia.apollon.mutate._layout import free_spot, place, route
+from eunomia.apollon.mutate._layout import GAP, free_spot, place, route
 from eunomia.apollon.mutate._select import (
     EVENTS,
     FLOWS,
@@ -176,6 +176,48 @@ def _to_message_flow(doc: Doc, spec: OpSpec) -> list[Choice]:
     return out
 
 
+def _to_sequence_flow(doc: Doc, spec: OpSpec) -> list[Choice]:
+    out = []
+    for rid in select_relationships(doc, spec, {"BPMNFlow"}):
+        if flow_type(doc.relationships[rid]) != "message":
+            continue
+
+        def apply(d: Doc, rng: random.Random, rid: str = rid) -> None:
+            d.relationships[rid]["flowType"] = "sequence"
+
+        out.append(Choice("to_sequence_flow", f"to_sequence_flow:{rid}",
+                          f"make the {_flow_text(doc, rid)} a sequence flow", frozenset({rid}),
+                          apply))
+    return out
+
+
+TASK_TYPES = ("default", "user", "send", "receive", "manual", "business-rule", "script")
+"""``taskType`` values of a ``BPMNTask``."""
+MARKERS = ("none", "parallel multi instance", "sequential multi instance", "loop")
+"""``marker`` values of a ``BPMNTask``."""
+
+
+def _retype_task(doc: Doc, spec: OpSpec) -> list[Choice]:
+    _check_values(spec.to, [*TASK_TYPES, *MARKERS], "task type or marker")
+    out = []
+    for node in select_elements(doc, spec, {"BPMNTask"}):
+        element = doc.elements[node]
+        for to in dict.fromkeys(spec.to):
+            field = "taskType" if to in TASK_TYPES else "marker"
+            was = str(element.get(field) or ("default" if field == "taskType" else "none"))
+            if was == to:
+                continue
+
+            def apply(d: Doc, rng: random.Random, node: str = node, field: str = field,
+                      to: str = to) -> None:
+                d.elements[node][field] = to
+
+            out.append(Choice("retype_task", f"retype_task:{node}:{to}",
+                              f"give task {doc.label(node)} {field} {to} instead of {was}",
+                              frozenset({node}), apply))
+    return out
+
+
 def _check_values(values: Iterable[str], known: Iterable[str], what: str) -> None:
     allowed = list(known)
     for value in values:
@@ -243,11 +285,11 @@ SWAPPED = ("name", "taskType", "marker")
 
 def _swap_tasks(doc: Doc, spec: OpSpec) -> list[Choice]:
     first = select_elements(doc, spec, TASKS)
-    partners = [t for name in spec.to for t in named(doc, name, TASKS)] if spec.to \
-        else doc.of_types(TASKS)
     out = []
     seen: set[frozenset[str]] = set()
     for a in first:
+        partners = [t for name in spec.to for t in named(doc, name, TASKS)] if spec.to \
+            else [t for t in doc.of_types(TASKS) if doc.owner(t) == doc.owner(a)]
         for b in partners:
             pair = frozenset({a, b})
             if a == b or pair in seen or doc.name(a) == doc.name(b):
@@ -313,7 +355,11 @@ def _add_task(doc: Doc, spec: OpSpec) -> list[Choice]:
                 def apply(d: Doc, rng: random.Random, container: str | None = container,
                           name: str = name, node: str | None = node,
                           flow: str | None = flow) -> None:
-                    box = free_spot(d, container, width, height)
+                    near = None
+                    if node is not None and node in d.elements:
+                        nx, ny, nw, nh = d.bounds(node)
+                        near = (nx + nw + GAP + width / 2, ny + nh / 2)
+                    box = free_spot(d, container, width, height, near)
                     if box is None:
                         raise MutationError(f"no room left for task {name!r}")
                     tid = d.new_id(rng)
@@ -354,10 +400,15 @@ FLOW_OPERATORS: tuple[Operator, ...] = (
     Operator("retype_event", "make an event another kind (to: start, intermediate, end) or "
              "give it another eventType (message, timer, ...)", frozenset({"BPMN"}),
              _retype_event, needs_to=True),
-    Operator("swap_tasks", "swap two tasks (to: the partners; default any other task)",
-             PROCESS, _swap_tasks),
+    Operator("retype_task", "give a task another taskType (user, send, receive, manual, "
+             "business-rule, script) or marker (loop, parallel multi instance, sequential "
+             "multi instance)", frozenset({"BPMN"}), _retype_task, needs_to=True),
+    Operator("swap_tasks", "swap two tasks (to: the partners; default the other tasks of "
+             "the same pool or lane)", PROCESS, _swap_tasks),
     Operator("to_message_flow", "turn a sequence flow into a message flow",
              frozenset({"BPMN"}), _to_message_flow),
+    Operator("to_sequence_flow", "turn a message flow into a sequence flow",
+             frozenset({"BPMN"}), _to_sequence_flow),
     Operator("add_task", "add a task that was not asked for (to: its names; in: the pool or "
              "lane; after: insert it into the flow after this element)", PROCESS, _add_task,
              needs_to=True),

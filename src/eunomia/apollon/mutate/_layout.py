@@ -80,10 +80,12 @@ def fits(doc: Doc, owner: str | None, box: Box, skip: set[str] | None = None) ->
     return ox <= x and oy <= y and x + w <= ox + ow and y + h <= oy + oh
 
 
-def free_spot(doc: Doc, owner: str | None, width: float, height: float) -> Box | None:
+def free_spot(doc: Doc, owner: str | None, width: float, height: float,
+              near: tuple[float, float] | None = None) -> Box | None:
     """A place for a new ``width`` x ``height`` element among ``owner``'s children, with
     :data:`GAP` around it: top level, the first free slot below the diagram (left first);
-    inside a container, the first free slot scanning its rows. None when it is full."""
+    inside a container, the free slot whose centre is nearest ``near`` (default: the first
+    scanning its rows). None when it is full."""
     if owner is None:
         boxes = sibling_boxes(doc, None)
         left = min((b[0] for b in boxes), default=GAP)
@@ -92,16 +94,22 @@ def free_spot(doc: Doc, owner: str | None, width: float, height: float) -> Box |
     ox, oy, ow, oh = doc.bounds(owner)
     pad = GAP / 2
     step = 10.0
+    others = sibling_boxes(doc, owner)
+    best: tuple[float, Box] | None = None
     y = oy + pad
     while y + height + pad <= oy + oh:
         x = ox + GAP
         while x + width + pad <= ox + ow:
             halo = (x - pad, y - pad, width + 2 * pad, height + 2 * pad)
-            if not any(overlaps(halo, other) for other in sibling_boxes(doc, owner)):
-                return (x, y, width, height)
+            if not any(overlaps(halo, other) for other in others):
+                if near is None:
+                    return (x, y, width, height)
+                far = (x + width / 2 - near[0]) ** 2 + (y + height / 2 - near[1]) ** 2
+                if best is None or far < best[0]:
+                    best = (far, (x, y, width, height))
             x += step
         y += step
-    return None
+    return None if best is None else best[1]
 
 
 def place(element: JsonDict, box: Box) -> None:
@@ -111,14 +119,20 @@ def place(element: JsonDict, box: Box) -> None:
 
 def _side_points(box: Box, other: Box) -> tuple[tuple[float, float], str, tuple[float, float],
                                                str]:
-    """Where a line from ``box`` to ``other`` leaves and enters, with Apollon's directions."""
+    """Where a line from ``box`` to ``other`` leaves and enters, with Apollon's directions:
+    through the sides facing each other along the axis on which the boxes are further
+    apart."""
     x, y, w, h = box
     ox, oy, ow, oh = other
-    if x + w <= ox:
-        return (x + w, y + h / 2), "Right", (ox, oy + oh / 2), "Left"
-    if ox + ow <= x:
+    dx = (ox + ow / 2) - (x + w / 2)
+    dy = (oy + oh / 2) - (y + h / 2)
+    gap_x = max(ox - (x + w), x - (ox + ow))
+    gap_y = max(oy - (y + h), y - (oy + oh))
+    if gap_x > 0 and (gap_x >= gap_y or abs(dx) >= abs(dy)):
+        if dx > 0:
+            return (x + w, y + h / 2), "Right", (ox, oy + oh / 2), "Left"
         return (x, y + h / 2), "Left", (ox + ow, oy + oh / 2), "Right"
-    if y + h <= oy:
+    if dy > 0:
         return (x + w / 2, y + h), "Down", (ox + ow / 2, oy), "Up"
     return (x + w / 2, y), "Up", (ox + ow / 2, oy + oh), "Down"
 
