@@ -17,30 +17,59 @@ from eunomia.stats._agreement import (
 )
 from eunomia.stats._auc import auc, clustered_auc_ci
 from eunomia.stats._descriptive import distribution, flip_rate, pareto_front, quantile
-from eunomia.stats._intervals import Interval, bootstrap_mean_ci
+from eunomia.stats._intervals import Interval, bootstrap_mean_ci, cluster_mean_ci
+from eunomia.stats._power import (
+    TOO_FEW,
+    DetectionPower,
+    Power,
+    detection_power,
+    enough,
+    exact_min_discordant,
+    mcnemar_cases_needed,
+    mcnemar_mde,
+    mcnemar_power,
+    paired_cases_needed,
+    paired_mde,
+    score_power,
+    too_few_text,
+)
 from eunomia.stats._regression import LinearFit, linear_fit, t_quantile
 from eunomia.stats._tests import PairedDelta, TestResult, mcnemar, paired_bootstrap
 
 __all__ = [
+    "TOO_FEW",
+    "DetectionPower",
     "Interval",
     "LinearFit",
     "PairedDelta",
+    "Power",
     "TestResult",
     "auc",
     "bootstrap_mean_ci",
+    "cluster_mean_ci",
     "clustered_auc_ci",
+    "detection_power",
     "distribution",
+    "enough",
+    "exact_min_discordant",
     "fleiss_kappa",
     "flip_rate",
     "icc",
     "krippendorff_alpha",
     "linear_fit",
     "mcnemar",
+    "mcnemar_cases_needed",
+    "mcnemar_mde",
+    "mcnemar_power",
     "mean_absolute_difference",
     "paired_bootstrap",
+    "paired_cases_needed",
+    "paired_mde",
     "pareto_front",
     "percent_agreement",
     "quadratic_weighted_kappa",
     "quantile",
+    "score_power",
     "t_quantile",
+    "too_few_text",
 ]

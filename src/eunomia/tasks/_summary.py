@@ -33,6 +33,7 @@ from eunomia.stats import (
     Interval,
     LinearFit,
     bootstrap_mean_ci,
+    enough,
     icc,
     krippendorff_alpha,
     linear_fit,
@@ -370,7 +371,7 @@ class SummaryBuilder:
             human_cases=len(human),
             qwk=quadratic_weighted_kappa([round(h) for h in human],
                                          [round(j) for j in judged], list(SCORES))
-            if human else None,
+            if enough(len(human)) else None,  # too few human-scored cases: no kappa
             mad=mean_absolute_difference(human, judged) if human else None,
         )
 
