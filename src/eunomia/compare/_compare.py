@@ -371,8 +371,9 @@ def _verdict(c_a: RunRef, c_b: RunRef, overall: OverallDelta, newly_failed: int,
     if not enough(overall.scored_both) and not any(x.regression for x in signals):
         return Verdict("no_significant_change", tuple(signals),
                        f"TOO FEW CASES TO TELL whether {c_b.name} differs from {c_a.name}: "
-                       f"{too_few_text(overall.scored_both)} scored on both sides; no verdict "
-                       "on score or detection")
+                       f"{overall.scored_both} case(s) scored on both sides, at least "
+                       f"{defaults.MIN_CASES_FOR_INTERVAL} are needed; no verdict on score or "
+                       "detection")
     if any(x.regression for x in signals):
         kind = "regression"
         head = f"REGRESSION: {c_b.name} is worse than {c_a.name}"
@@ -484,8 +485,10 @@ def compare_runs(
 
     overall = _overall(kind.compare_score, kind.detects, paired, settings)
     if not enough(overall.scored_both):
-        warnings.append(f"{too_few_text(overall.scored_both)} scored on both sides: no "
-                        "interval, p-value or verdict on score or detection")
+        warnings.append(f"only {overall.scored_both} case(s) scored on both sides: "
+                        f"{too_few_text(overall.scored_both).split(' (')[0]}, so no interval, "
+                        "p-value or verdict on score or detection (at least "
+                        f"{defaults.MIN_CASES_FOR_INTERVAL} cases are needed)")
     power = comparison_power(paired, overall, alpha, effect, kind.detects)
     criteria = _criteria(a, b, by_suite, settings) if kind.detects else []
     ref_a, ref_b = _ref(a, pairing.targets_a), _ref(b, pairing.targets_b)
