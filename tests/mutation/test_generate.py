@@ -93,7 +93,7 @@ def test_the_same_seed_gives_the_same_files(pm: Scenario, tmp_path: Path) -> Non
 
 
 def test_more_cases_than_the_rules_allow_is_an_error(pm: Scenario) -> None:
-    with pytest.raises(EunomiaError, match=r"allow only \d+ distinct case"):
+    with pytest.raises(EunomiaError, match=r"gave only \d+ distinct case"):
         generate(pm, 500, seed=0, max_per_case=1)
 
 

@@ -389,7 +389,7 @@ def diff_diagrams(solution: Any, case: Any) -> DiagramDiff:
 
     Raises ``eunomia.apollon.mutate.DiagramError`` when either is not a diagram.
     """
-    sol, cas = Doc(solution), Doc(case)
+    sol, cas = Doc(solution, copy=False), Doc(case, copy=False)
     m = _match(sol, cas)
     elements = _element_changes(m)
     removed = {c.solution_id for c in elements if c.kind == "removed" and c.solution_id}

@@ -88,6 +88,22 @@ def _compatible(picked: Sequence[Option], candidate: Option,
     return not (touched & candidate.choice.touched)
 
 
+def _combine(first: Option, size: int, options: Sequence[Sequence[Option]],
+             rng: random.Random, criterion_of: dict[str, int]) -> list[Option]:
+    """``first`` and up to ``size - 1`` compatible options of other rules, drawn at random."""
+    picked = [first]
+    if first.rule.alone or size == 1:
+        return picked
+    others = [o for group in options for o in group if o.rule_name != first.rule_name]
+    rng.shuffle(others)
+    for o in others:
+        if len(picked) == size:
+            break
+        if _compatible(picked, o, criterion_of):
+            picked.append(o)
+    return picked
+
+
 def _expected(scenario: Scenario, options: Sequence[Option]
               ) -> tuple[tuple[str, ...], dict[str, str]]:
     known = scenario.by_textual_id
@@ -133,18 +149,14 @@ def generate(scenario: Scenario, count: int, *, seed: int = 0,
     cases: list[GeneratedCase] = []
     draws = 0
     while len(cases) < count and draws < count * MAX_TRIES_PER_CASE:
-        size = 1 + len(cases) % max_per_case
         first = rng.choice(options[turns[draws % len(turns)]])
         draws += 1
-        picked = [first]
-        if not first.rule.alone and size > 1:
-            others = [o for group in options for o in group if o.rule_name != first.rule_name]
-            rng.shuffle(others)
-            for o in others:
-                if len(picked) == size:
-                    break
-                if _compatible(picked, o, criterion_of):
-                    picked.append(o)
+        # sizes take turns; a combination made already grows by one more mutation
+        picked: list[Option] = []
+        for size in range(1 + len(cases) % max_per_case, max_per_case + 1):
+            picked = _combine(first, size, options, rng, criterion_of)
+            if frozenset(o.choice.key for o in picked) not in seen:
+                break
         key = frozenset(o.choice.key for o in picked)
         if key in seen:
             continue
@@ -168,8 +180,9 @@ def generate(scenario: Scenario, count: int, *, seed: int = 0,
                                    expected, replaced))
     if len(cases) < count:
         raise EunomiaError(
-            f"the mutation rules of {scenario.name!r} allow only {len(cases)} distinct "
-            f"case(s) with up to {max_per_case} mutation(s) each (asked for {count}): "
+            f"the mutation rules of {scenario.name!r} gave only {len(cases)} distinct "
+            f"case(s) with up to {max_per_case} mutation(s) each in {draws} draws (asked "
+            f"for {count}): "
             "declare more rules or more targets (`to`), or allow more mutations per case "
             "(--max-mutations)")
     return Generation(tuple(cases), tuple((o[0].rule_name, len(o)) for o in options), draws)

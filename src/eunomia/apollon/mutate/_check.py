@@ -44,7 +44,7 @@ def _raw_ids(data: dict[str, Any], section: str) -> list[str]:
 def problems(data: Any) -> list[str]:
     """What is inconsistent in a diagram ([] when nothing)."""
     try:
-        doc = Doc(data)
+        doc = Doc(data, copy=False)
     except DiagramError as exc:
         return [str(exc)]
     out: list[str] = []
@@ -145,7 +145,7 @@ def mutant_problems(source: Any, mutant: Any) -> list[str]:
     out = problems(mutant)
     if out:
         return out
-    before, after = Doc(source), Doc(mutant)
+    before, after = Doc(source, copy=False), Doc(mutant, copy=False)
     if before.v2 != after.v2:
         out.append(f"the mutant is Apollon version {'2' if after.v2 else '3'}, its source "
                    f"version {'2' if before.v2 else '3'}")
