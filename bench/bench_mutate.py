@@ -30,6 +30,7 @@ import argparse
 import csv
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -37,7 +38,6 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from eunomia.apollon.mutate import mutant_problems
 from eunomia.mutation import generate
@@ -51,13 +51,25 @@ LOAN = ROOT / "examples" / "bpmn" / "bpmn_loan"
 BENCH = Path(__file__).resolve().parent
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+LAST_CPU = [0.0]
+"""CPU seconds of the last command run by :func:`eunomia`."""
+
+
 def eunomia(*args: str | Path, cwd: Path, timeout: float = 600) -> tuple[float, str]:
-    """The installed command as a process: (wall seconds, standard output)."""
+    """The installed command as a process: (wall seconds, standard output); its CPU
+    seconds in ``LAST_CPU[0]``."""
+    cpu = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "eunomia", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout, check=False,
                           env={**os.environ, "NO_COLOR": "1"})
     wall = time.perf_counter() - started
+    LAST_CPU[0] = _children_cpu() - cpu
     if done.returncode not in (0, 1):
         raise SystemExit(f"eunomia {' '.join(map(str, args))} failed ({done.returncode}):\n"
                          f"{done.stdout}\n{done.stderr}")
@@ -75,8 +87,8 @@ def _ci(i: Interval | None, scale: float = 1.0, unit: str = "") -> str:
 
 def speed_and_validity(work: Path, count: int) -> tuple[list[str], dict[str, Path], bool]:
     lines = ["## Speed and validity", "",
-             "| scenario | mutants | `eunomia mutate` wall | mutants/s (whole process) | "
-             "generation in-process | mutants/s (in-process) | valid |",
+             "| scenario | mutants | `eunomia mutate` wall (CPU) | mutants/s (whole process, "
+             "per CPU-second) | generation in-process | mutants/s (in-process) | valid |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     outputs: dict[str, Path] = {}
     all_valid = True
@@ -86,6 +98,7 @@ def speed_and_validity(work: Path, count: int) -> tuple[list[str], dict[str, Pat
         out = work / f"{name}_{n}"
         wall, _ = eunomia("mutate", folder, "--count", str(n), "--output", out, "--seed", "1",
                           "--max-mutations", str(k), cwd=work)
+        cpu = LAST_CPU[0]
         scenario, _ = load_scenario(folder)
         assert scenario is not None
         started = time.perf_counter()
@@ -98,7 +111,8 @@ def speed_and_validity(work: Path, count: int) -> tuple[list[str], dict[str, Pat
         _, checked = eunomia("validate", out, cwd=work)
         validated = "0 error(s)" in checked
         all_valid &= valid == len(files) == n and validated
-        lines.append(f"| {name} (up to {k} a case) | {n} | {wall:.2f} s | {n / wall:,.0f} | "
+        lines.append(f"| {name} (up to {k} a case) | {n} | {wall:.2f} s ({cpu:.2f} s) | "
+                     f"{n / wall:,.0f} ({n / cpu:,.0f}) | "
                      f"{inside:.3f} s | {n / inside:,.0f} | {valid}/{len(files)} "
                      f"({100 * valid / max(len(files), 1):.0f}%), validate "
                      f"{'clean' if validated else 'ERRORS'} |")
@@ -141,10 +155,10 @@ def detection(work: Path, generated: dict[str, Path]) -> tuple[list[str], dict[s
                          f"{_ci(score)} |")
             if target == "example" and "generated" in label:
                 per_operator = _by_operator(folder, rows)
-    return lines + ["", "The example module on the generated project_management cases, by "
-                    "operator and by element type changed (a case counts once per group):",
-                    "", "| group | cases | detected correctly (95% CI) |", "| --- | ---: | ---: |",
-                    *per_operator], scores
+    return [*lines, "", "The example module on the generated project_management cases, by "
+            "operator and by element type changed (a case counts once per group):",
+            "", "| group | cases | detected correctly (95% CI) |", "| --- | ---: | ---: |",
+            *per_operator], scores
 
 
 def _by_operator(folder: Path, rows: list[dict[str, str]]) -> list[str]:
@@ -186,9 +200,9 @@ def widths(scores: dict[str, list[float]]) -> list[str]:
         width = interval.high - interval.low
         lines.append(f"| {len(values)} | {key} | {interval.estimate:.1f} | {width:.1f} | "
                      f"{'-' if power.mde is None else f'{power.mde:.1f}'} | {power.needed} |")
-    return lines + ["", "The MDE plans a future comparison of these cases from the spread of "
-                    "their scores (two runs correlating 0.5); `eunomia compare` states its own "
-                    "from the spread of the paired differences."]
+    return [*lines, "", "The MDE plans a future comparison of these cases from the spread of "
+            "their scores (two runs correlating 0.5); `eunomia compare` states its own "
+            "from the spread of the paired differences."]
 
 
 def _server(flip: float) -> tuple[subprocess.Popen[str], str]:
@@ -236,9 +250,9 @@ def aa(work: Path, generated: Path, pairs: int, flip: float) -> list[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    return lines + ["", "At alpha 0.05 a two-sided test calls about 5% of A/A comparisons "
-                    "significant by chance (half of them regressions); more would mean the "
-                    "tests treat noise as signal."]
+    return [*lines, "", "At alpha 0.05 a two-sided test calls about 5% of A/A comparisons "
+            "significant by chance (half of them regressions); more would mean the "
+            "tests treat noise as signal."]
 
 
 def main() -> int:

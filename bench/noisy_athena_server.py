@@ -14,9 +14,9 @@ import json
 import random
 import sys
 
-from _fast_server import make_app, serve_forever
 from aiohttp import web
 
+from _fast_server import make_app, serve_forever
 from eunomia.apollon import parse_diagram
 from eunomia.athena import AthenaExercise
 from eunomia.example_server.grading import grade

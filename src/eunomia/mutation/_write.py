@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import orjson
 import yaml
 
 from eunomia import defaults
@@ -21,6 +22,15 @@ from eunomia.files import write_text_atomic
 from eunomia.mutation._generate import Generation
 from eunomia.scenarios import Scenario
 from eunomia.yamlfile import YamlFileError, read_yaml
+
+
+def _json(data: Any) -> str:
+    """Indented JSON text (orjson's, five times faster than the ``json`` module's at it; the
+    ``json`` module takes what orjson refuses)."""
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+    except orjson.JSONEncodeError:
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def _check_output(output: Path, force: bool) -> None:
@@ -95,7 +105,7 @@ def write_scenario(scenario: Scenario, generation: Generation, output: Path, *, 
     cases_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for case in generation.cases:
-        text = json.dumps(case.diagram, indent=2, ensure_ascii=False) + "\n"
+        text = _json(case.diagram)
         written.append(write_text_atomic(cases_dir / f"{case.name}.json", text))
     example = scenario.exercise.example_solution
     name = read_yaml(scenario.folder / defaults.MANIFEST_FILE).data["exercise"].get(
