@@ -285,3 +285,8 @@ def test_the_check_catches_what_an_operator_must_never_do() -> None:
     first = next(e for e in moved["elements"].values() if e["name"] == "Project")
     first["bounds"]["x"] = 440
     assert any("overlaps" in p for p in mutant_problems(CLASS, moved))
+
+
+def test_docs_list_every_operator() -> None:
+    text = (ROOT / "docs" / "mutate.md").read_text(encoding="utf-8")
+    assert [op for op in OPERATORS if f"| `{op}` |" not in text] == []

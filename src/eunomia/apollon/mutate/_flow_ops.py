@@ -139,7 +139,8 @@ def _delete_node(kind: str, family: frozenset[str]) -> Operator:
                               apply))
         return out
 
-    return Operator(f"delete_{kind}", f"delete a {kind} and join the flow around it "
+    article = "an" if kind[0] in "aeiou" else "a"
+    return Operator(f"delete_{kind}", f"delete {article} {kind} and join the flow around it "
                     "(reconnect: false leaves the hole)", PROCESS, candidates)
 
 
