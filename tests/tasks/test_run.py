@@ -152,6 +152,7 @@ async def test_weighted_mean_and_judge_human_agreement(fake_llm: FakeLLM,
     # ... a figure of 3 cases, too few to mean anything (defaults.MIN_CASES_FOR_INTERVAL):
     # the summary gives no kappa, the formula itself still gives it
     assert agr.qwk is None
+    assert s.power is not None and s.power.n == 3 and s.power.too_few and s.power.mde is None
     assert quadratic_weighted_kappa([5, 3, 4], [5, 3, 1], list(SCORES)) \
         == pytest.approx(1 - 9 / 13)
 
