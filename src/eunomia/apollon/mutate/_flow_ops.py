@@ -162,34 +162,26 @@ def _delete_flow(doc: Doc, spec: OpSpec) -> list[Choice]:
     return out
 
 
-def _to_message_flow(doc: Doc, spec: OpSpec) -> list[Choice]:
-    out = []
-    for rid in select_relationships(doc, spec, {"BPMNFlow"}):
-        if flow_type(doc.relationships[rid]) != "sequence":
-            continue
+def _flow_to(new: str, old: str) -> Operator:
+    """``to_<new>_flow``: a BPMN flow of type ``old`` made one of type ``new``."""
+    name = f"to_{new}_flow"
 
-        def apply(d: Doc, rng: random.Random, rid: str = rid) -> None:
-            d.relationships[rid]["flowType"] = "message"
+    def candidates(doc: Doc, spec: OpSpec) -> list[Choice]:
+        out = []
+        for rid in select_relationships(doc, spec, {"BPMNFlow"}):
+            if flow_type(doc.relationships[rid]) != old:
+                continue
 
-        out.append(Choice("to_message_flow", f"to_message_flow:{rid}",
-                          f"make the {_flow_text(doc, rid)} a message flow", frozenset({rid}),
-                          apply))
-    return out
+            def apply(d: Doc, rng: random.Random, rid: str = rid) -> None:
+                d.relationships[rid]["flowType"] = new
 
+            out.append(Choice(name, f"{name}:{rid}",
+                              f"make the {_flow_text(doc, rid)} a {new} flow",
+                              frozenset({rid}), apply))
+        return out
 
-def _to_sequence_flow(doc: Doc, spec: OpSpec) -> list[Choice]:
-    out = []
-    for rid in select_relationships(doc, spec, {"BPMNFlow"}):
-        if flow_type(doc.relationships[rid]) != "message":
-            continue
-
-        def apply(d: Doc, rng: random.Random, rid: str = rid) -> None:
-            d.relationships[rid]["flowType"] = "sequence"
-
-        out.append(Choice("to_sequence_flow", f"to_sequence_flow:{rid}",
-                          f"make the {_flow_text(doc, rid)} a sequence flow", frozenset({rid}),
-                          apply))
-    return out
+    return Operator(name, f"turn a {old} flow into a {new} flow", frozenset({"BPMN"}),
+                    candidates)
 
 
 TASK_TYPES = ("default", "user", "send", "receive", "manual", "business-rule", "script")
@@ -406,10 +398,8 @@ FLOW_OPERATORS: tuple[Operator, ...] = (
              "multi instance)", frozenset({"BPMN"}), _retype_task, needs_to=True),
     Operator("swap_tasks", "swap two tasks (to: the partners; default the other tasks of "
              "the same pool or lane)", PROCESS, _swap_tasks),
-    Operator("to_message_flow", "turn a sequence flow into a message flow",
-             frozenset({"BPMN"}), _to_message_flow),
-    Operator("to_sequence_flow", "turn a message flow into a sequence flow",
-             frozenset({"BPMN"}), _to_sequence_flow),
+    _flow_to("message", "sequence"),
+    _flow_to("sequence", "message"),
     Operator("add_task", "add a task that was not asked for (to: its names; in: the pool or "
              "lane; after: insert it into the flow after this element)", PROCESS, _add_task,
              needs_to=True),
