@@ -4,7 +4,9 @@ minimum number of cases."""
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
+import numpy as np
 import pytest
 
 from eunomia import defaults
@@ -18,9 +20,11 @@ from eunomia.stats import (
     mcnemar_cases_needed,
     mcnemar_mde,
     mcnemar_power,
+    paired_bootstrap,
     paired_cases_needed,
     paired_mde,
     score_power,
+    sign_flip_p,
 )
 
 Z975, Z80 = 1.959964, 0.841621  # standard normal quantiles (tables)
@@ -114,3 +118,44 @@ def test_unequal_clusters_weigh_by_their_size() -> None:
     found = cluster_mean_ci(values, clusters)
     assert found is not None and found.n == 12
     assert found.estimate == pytest.approx(sum(values) / len(values))
+
+
+def test_the_sign_flip_test_is_exact_with_few_cases() -> None:
+    # all n differences one way: the exact two-sided p is 2 * 0.5**n
+    assert sign_flip_p([0.0] * 8, [1.0] * 8) == pytest.approx(2 * 0.5**8)
+    assert sign_flip_p([0.0] * 5, [1.0] * 5) == pytest.approx(2 * 0.5**5)  # never < 0.05
+    # zero differences are left out; none at all: no evidence
+    assert sign_flip_p([1.0, 2.0, 3.0], [1.0, 2.0, 4.0]) == 1.0
+    assert sign_flip_p([1.0, 2.0], [1.0, 2.0]) == 1.0
+    # by hand: differences +1, +2, -3: |sum| 0; every pattern reaches it
+    assert sign_flip_p([0.0, 0.0, 0.0], [1.0, 2.0, -3.0]) == 1.0
+    # +1, +1, +3: patterns with |sum| >= 5 are (+,+,+) and (-,-,-): 2 of 8
+    assert sign_flip_p([0.0, 0.0, 0.0], [1.0, 1.0, 3.0]) == pytest.approx(0.25)
+
+
+def test_the_sampled_and_the_normal_tiers_agree_with_the_formula() -> None:
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=40).tolist()
+    b = [x + d for x, d in zip(a, rng.normal(0.4, 1.0, size=40), strict=True)]
+    sampled = sign_flip_p(a, b, resamples=20000)
+    deltas = np.array(b) - np.array(a)
+    normal = 2 * (1 - NormalDist().cdf(abs(deltas.sum()) / math.sqrt(float(deltas @ deltas))))
+    assert sampled == pytest.approx(normal, abs=0.01)
+    big = rng.normal(0.05, 1.0, size=3000).tolist()
+    assert sign_flip_p([0.0] * 3000, big) == pytest.approx(
+        2 * (1 - NormalDist().cdf(abs(sum(big)) / math.sqrt(sum(x * x for x in big)))))
+    assert sign_flip_p(a, b, seed=1) == sign_flip_p(a, b, seed=1)
+
+
+def test_the_sign_flip_test_holds_its_level_where_the_bootstrap_does_not() -> None:
+    rng = np.random.default_rng(11)
+    trials, n = 300, 14
+    flip = boot = 0
+    for _ in range(trials):
+        a, b = rng.normal(size=n).tolist(), rng.normal(size=n).tolist()
+        flip += sign_flip_p(a, b) < 0.05
+        found = paired_bootstrap(a, b, resamples=1000, seed=int(rng.integers(1 << 30)))
+        assert found is not None
+        boot += found.p_value < 0.05
+    assert flip / trials <= 0.07  # about 0.05
+    assert boot > flip  # the bootstrap's p: about 0.08 at 14 cases

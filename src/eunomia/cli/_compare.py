@@ -71,7 +71,8 @@ def compare(
 ) -> None:
     """Compare run B with run A (the baseline) case by case: paired tests and a verdict.
 
-    Score: paired bootstrap. Detection, full correctness, failures: McNemar. Cost, latency.
+    Score: sign-flip test, bootstrap interval. Detection, full correctness, failures:
+    McNemar. Cost, latency.
 
     Regression: B significantly worse on score or detection, or > --max-new-failures.
 

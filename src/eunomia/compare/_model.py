@@ -121,7 +121,7 @@ class MetricDelta:
     high: float | None = None
     p_value: float | None = None
     test: str | None = None
-    """How ``p_value`` was computed (``paired bootstrap``, ``McNemar ...``)."""
+    """How ``p_value`` was computed (``sign-flip test``, ``McNemar ...``)."""
     n: int = 0
     """Pairs (cases) the metric and its test are computed over."""
     higher_is_better: bool | None = True

@@ -18,6 +18,7 @@ from eunomia.stats._agreement import (
 from eunomia.stats._auc import auc, clustered_auc_ci
 from eunomia.stats._descriptive import distribution, flip_rate, pareto_front, quantile
 from eunomia.stats._intervals import Interval, bootstrap_mean_ci, cluster_mean_ci
+from eunomia.stats._permutation import sign_flip_p
 from eunomia.stats._power import (
     TOO_FEW,
     DetectionPower,
@@ -70,6 +71,7 @@ __all__ = [
     "quadratic_weighted_kappa",
     "quantile",
     "score_power",
+    "sign_flip_p",
     "t_quantile",
     "too_few_text",
 ]
