@@ -56,6 +56,8 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+SPEED: dict[str, str] = {}
+"""Mutants per second of each ``eunomia mutate`` run, for the summary line."""
 LAST_CPU = [0.0]
 """CPU seconds of the last command run by :func:`eunomia`."""
 
@@ -117,6 +119,7 @@ def speed_and_validity(work: Path, count: int) -> tuple[list[str], dict[str, Pat
                      f"({100 * valid / max(len(files), 1):.0f}%), validate "
                      f"{'clean' if validated else 'ERRORS'} |")
         outputs.setdefault(name, out)
+        SPEED[f"{name} {n}"] = f"{n / wall:,.0f} mutants/s ({n / cpu:,.0f} per CPU-s)"
     return lines, outputs, all_valid
 
 
@@ -277,6 +280,9 @@ def main() -> int:
     load = os.getloadavg()[0]
     print(f"# bench_mutate ({time.strftime('%Y-%m-%d %H:%M')}, load average {load:.1f})\n")
     print("\n".join(report))
+    summary = ("cases=" + ", ".join(f"{k}: {v}" for k, v in SPEED.items())
+               + f"; every mutant valid: {'yes' if valid else 'NO'}")
+    print(f"\n{summary}" if valid else f"\n{summary}\nMISS: some mutant is invalid")
     return 0 if valid else 1
 
 

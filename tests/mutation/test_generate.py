@@ -166,3 +166,21 @@ def test_mutate_validate_show_and_run_as_a_user_would(tmp_path: Path) -> None:
     again = run_cli("mutate", PM, "--count", "15", "--output", out, "--seed", "4",
                     cwd=tmp_path)
     assert again.returncode != 0 and "not empty" in again.stdout + again.stderr
+
+
+def test_a_version_2_example_solution_gives_version_2_cases(tmp_path: Path) -> None:
+    dest = tmp_path / "v2"
+    shutil.copytree(PM, dest)
+    solution = dest / "example_solution.json"
+    data = json.loads(solution.read_text(encoding="utf-8"))
+    data["version"] = "2.0.0"
+    for key in ("elements", "relationships"):
+        data[key] = list(data[key].values())
+    data["assessments"] = []
+    solution.write_text(json.dumps(data), encoding="utf-8")
+    scenario = _load(dest)
+    generation = generate(scenario, 30, seed=2)
+    for case in generation.cases:
+        assert isinstance(case.diagram["elements"], list)
+        assert case.diagram["version"] == "2.0.0"
+        assert mutant_problems(data, case.diagram) == []
