@@ -18,7 +18,8 @@ from eunomia.errors import EunomiaError, Severity
 
 
 def mutate(
-    scenario: Annotated[Path, typer.Argument(help="The scenario folder (with manifest.yml).")],
+    scenario: Annotated[Path, typer.Argument(
+        metavar="SCENARIO", help="The scenario folder (with manifest.yml).")],
     count: Annotated[int, typer.Option(help="How many cases to generate.")] = 20,
     output: Annotated[Path, typer.Option(
         help="Folder of the new scenario (created; must be empty or one mutate wrote).")
