@@ -56,6 +56,15 @@ ATHENA_MODULE_URL: Final = "http://127.0.0.1:5008/feedback_suggestions"
 RESULTS_DIR: Final = Path("results")
 MANIFEST_FILE: Final = "manifest.yml"
 TEST_CASES_DIR: Final = "test_cases"
+MUTATIONS_FILE: Final = "mutations.yml"
+"""A scenario's mutation rules when they are not in its manifest (``eunomia mutate``)."""
+MUTATE_MAX_PER_CASE: Final = 2
+"""``eunomia mutate --max-mutations``: a generated case combines 1 to this many mutations."""
+MUTATE_SEED: Final = 0
+MAX_MUTANTS: Final = 100_000
+"""The most cases one ``eunomia mutate`` writes."""
+MUTATE_CASES_SHOWN: Final = 20
+"""Generated cases listed on the terminal (all are in the manifest)."""
 LLM_COST_FILE: Final = "llm_cost.yml"
 LABELS_FILE: Final = "labels.yml"
 """Labels given with ``eunomia label``: beside a scenario's manifest (the expected
@@ -239,6 +248,22 @@ COMPARE_RESAMPLES: Final = 10000
 """Bootstrap resamples for the intervals and p-values of the score, cost and latency deltas."""
 COMPARE_SEED: Final = 0
 """Seed of the bootstrap: the same runs always give the same p-values."""
+POWER: Final = 0.8
+"""Power at which the minimum detectable effect is stated (the chance of detecting it)."""
+
+# --- how many cases a figure needs (every kind) --------------------------------------
+MIN_CASES_FOR_INTERVAL: Final = 10
+"""Below this many cases (independent units: a case's repeats are one), an interval, a
+p-value or an agreement figure is not shown as a number but as "too few cases to tell", and
+no regression or improvement verdict is drawn from it.
+
+Why 10 (docs/statistics.md): the percentile bootstrap that every interval here uses covers
+the true mean of a normal sample, at a nominal 95%, 48% of the time with 2 cases, 83% with
+5, 88% with 8 and 90% with 10 (93% with 20); of a 0/1 rate of 0.8 (detection), 31%, 68%,
+81% and 90% (simulation, 2000 samples each: tests/stats/test_small_samples.py re-runs a
+smaller one). Below 10 a "95%" interval is wrong more than one time in ten. And an exact
+paired test (sign test, McNemar) cannot reach p < 0.05 with fewer than 6 cases changing,
+so below 10 cases only near-unanimous changes could be told apart from chance at all."""
 JUDGE_REPEAT_TEMPERATURE: Final = 0.7
 """Judge temperature when ``--judge-repeats`` > 1 and the judge's own is 0: at temperature 0
 the K scorings would be identical and their agreement says nothing."""

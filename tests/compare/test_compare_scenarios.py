@@ -41,7 +41,7 @@ from eunomia.errors import EunomiaError
 from eunomia.report._compare_terminal import print_comparison
 from eunomia.scenarios import discover
 from eunomia.scheduler import RetryPolicy
-from eunomia.stats import paired_bootstrap
+from eunomia.stats import paired_bootstrap, sign_flip_p
 from eunomia.store import RunStore
 from eunomia.targets.athena import AthenaTarget
 from eunomia.viewer import compare_stored as compare_runs
@@ -202,10 +202,15 @@ def test_overall_score_delta_with_paired_bootstrap(worse: Comparison) -> None:
     assert sorted(x for x in ordered_b if x is not None) == pytest.approx(b_scores)
     ref = paired_bootstrap(a_scores, [x for x in ordered_b if x is not None])
     assert ref is not None
-    assert (score.low, score.high, score.p_value) == pytest.approx((ref.low, ref.high, ref.p_value))
+    assert (score.low, score.high) == pytest.approx((ref.low, ref.high))
+    # the p-value is the sign-flip test's: 8 cases dropped, all one way, 5 unchanged:
+    # exactly 2 * 0.5**8 (the bootstrap's own p, 1/10001, overstated the evidence)
+    assert score.p_value == pytest.approx(2 * 0.5**8)
+    assert score.p_value == pytest.approx(
+        sign_flip_p(a_scores, [x for x in ordered_b if x is not None]))
     assert score.high is not None and score.high < 0
     assert score.p_value is not None and score.p_value < 0.01 and score.significant
-    assert score.test == "paired bootstrap" and score.direction == "worse"
+    assert score.test == "sign-flip test" and score.direction == "worse"
 
 
 def test_detection_and_full_correctness_mcnemar(worse: Comparison) -> None:
@@ -255,8 +260,9 @@ def test_cost_and_latency_deltas(worse: Comparison) -> None:
     assert o.cost_total.delta == pytest.approx(13 * 0.00027 - 14 * 0.0045)
     assert o.cost_total.direction == "better"
     assert (o.cost_mean.a, o.cost_mean.b, o.cost_mean.n) == pytest.approx((0.0045, 0.00027, 13))
-    # every pair is 0.00423 cheaper: a degenerate interval, p = 1 / (resamples + 1)
-    assert o.cost_mean.p_value == pytest.approx(1 / 10001)
+    # every pair is 0.00423 cheaper: a degenerate interval, and the sign-flip test's
+    # smallest p for 13 pairs, 2 * 0.5**13
+    assert o.cost_mean.p_value == pytest.approx(2 * 0.5**13)
     assert o.latency_mean.delta is not None and o.latency_mean.delta > 0.03  # scripted 50 ms
     assert o.latency_mean.direction == "worse"
     for m in (o.latency_p50, o.latency_p95):
@@ -276,11 +282,18 @@ def test_verdict_is_a_regression(worse: Comparison) -> None:
 def test_new_failures_threshold_and_alpha(store: RunStore) -> None:
     lenient = _compare(store, "good", "bad", max_new_failures=1)
     assert [s.kind for s in lenient.verdict.signals] == ["score", "detection"]
-    # at alpha 0.005 detection (McNemar p = 0.0078) no longer counts; the score still does
+    # both tests rest on the 8 cases that dropped, all one way: the score's sign-flip test
+    # and detection's McNemar give p = 2 * 0.5**8 = 0.0078 each; at alpha 0.005 neither
+    # counts, and with one new failure allowed no regression is left
     strict = _compare(store, "good", "bad", alpha=0.005, max_new_failures=1)
-    assert "detection" not in [s.kind for s in strict.verdict.signals]
+    assert strict.overall.score.p_value == pytest.approx(2 * 0.5**8)
+    assert not strict.overall.score.significant
     assert strict.overall.detection is not None and not strict.overall.detection.significant
-    assert strict.verdict.regression
+    assert strict.verdict.kind == "no_significant_change"
+    # without the allowance the new failure alone is one
+    alone = _compare(store, "good", "bad", alpha=0.005)
+    assert alone.verdict.regression
+    assert [s.kind for s in alone.verdict.signals] == ["new_failures"]
     with pytest.raises(EunomiaError, match="alpha"):
         _compare(store, "good", "bad", alpha=1.5)
 
@@ -412,13 +425,17 @@ def test_cli_fail_on_regression_exit_codes(stores: Stores, tmp_path: Path) -> No
     assert _cli("good", "bad", *res).returncode == 0  # reported, not a gate
     better = _cli("bad", "good", *res, "--fail-on-regression")
     assert better.returncode == 0 and "IMPROVEMENT" in better.stdout
-    # one new failure allowed: still a regression on the score alone (p = 0.0001)
+    # at alpha 0.001 the 8 cases that dropped (sign-flip and McNemar p = 0.0078) are not
+    # enough: with one new failure allowed, no regression; without, the failure is one
     lenient = _cli("good", "bad", *res, "--fail-on-regression", "--alpha", "0.001",
                    "--max-new-failures", "1")
-    assert lenient.returncode == 1
-    verdict = lenient.stdout.strip().splitlines()[-1]
-    assert verdict.startswith("REGRESSION") and "failed in B" not in verdict
-    assert "detection" not in verdict  # McNemar p = 0.0078 > 0.001
+    assert lenient.returncode == 0
+    assert lenient.stdout.strip().splitlines()[-1].startswith("NO SIGNIFICANT CHANGE")
+    strict = _cli("good", "bad", *res, "--fail-on-regression", "--alpha", "0.001")
+    assert strict.returncode == 1
+    verdict = strict.stdout.strip().splitlines()[-1]
+    assert verdict.startswith("REGRESSION") and "failed in B" in verdict
+    assert "detection lost" not in verdict and "score -" not in verdict
 
 
 def test_cli_store_b_json_to_stdout_and_errors(stores: Stores) -> None:

@@ -15,7 +15,7 @@ from rich.console import Console
 from eunomia.compare import Comparison, comparison_to_json
 from eunomia.errors import EunomiaError
 from eunomia.report._compare_terminal import print_comparison
-from eunomia.stats import paired_bootstrap
+from eunomia.stats import paired_bootstrap, sign_flip_p
 from eunomia.store import CaseRow, RunInfo, RunStore, now
 from eunomia.viewer import compare_stored as compare_runs
 
@@ -101,7 +101,8 @@ def test_score_delta_is_bootstrapped(tasks: Comparison) -> None:
     assert (score.a, score.b) == pytest.approx((sum(a) / 12, sum(b) / 12))
     assert score.delta == pytest.approx((0.5 - 10) / 12)
     ref = paired_bootstrap(a, b)
-    assert ref is not None and score.p_value == pytest.approx(ref.p_value)
+    assert ref is not None and (score.low, score.high) == pytest.approx((ref.low, ref.high))
+    assert score.p_value == pytest.approx(sign_flip_p(a, b))  # exact: 11 non-zero pairs
     assert score.p_value is not None and score.p_value < 0.05 and score.significant
     assert tasks.overall.detection is None and tasks.overall.fully_correct is None
     assert tasks.criteria == ()

@@ -58,8 +58,8 @@ def test_mutated_manifest_gives_diagnostics_naming_file_and_key(
     manifest_errors = [d for d in errors(diags) if d.file == manifest]
     if scenario is None:
         assert errors(diags), "refused without saying why"
-    else:
-        assert not manifest_errors
+    else:  # only the mutation rules' errors never block a run (docs/mutate.md)
+        assert [d for d in manifest_errors if not d.key.startswith("mutations")] == []
         assert len(scenario.test_cases) + len(scenario.invalid_cases) == 14
     if isinstance(data, dict):
         # a problem inside a mapping is always pinned to a key path and a line

@@ -15,8 +15,10 @@ from tests.tasks.conftest import EXAMPLE_SUITE, write
 from tests.tasks.fake_llm import FakeLLM
 
 from eunomia.api import RunOptions, TaskRunReport, TaskSelection, run_tasks
+from eunomia.judge import SCORES
 from eunomia.models import resolve_spec
 from eunomia.scheduler import RetryPolicy
+from eunomia.stats import quadratic_weighted_kappa
 from eunomia.store import RunStore
 from eunomia.tasks import TaskSuite, load_suites
 
@@ -147,7 +149,12 @@ async def test_weighted_mean_and_judge_human_agreement(fake_llm: FakeLLM,
     assert agr.mad == pytest.approx(1.0)
     # O: (5,5),(3,3),(4,1); w=(i-j)^2; sum wO = 9; E = outer(h,j)/3 over pairs:
     # h in {5,3,4}, j in {5,3,1}: sum (i-j)^2 = 0+4+16 + 4+0+4 + 1+1+9 = 39 -> 13
-    assert agr.qwk == pytest.approx(1 - 9 / 13)
+    # ... a figure of 3 cases, too few to mean anything (defaults.MIN_CASES_FOR_INTERVAL):
+    # the summary gives no kappa, the formula itself still gives it
+    assert agr.qwk is None
+    assert s.power is not None and s.power.n == 3 and s.power.too_few and s.power.mde is None
+    assert quadratic_weighted_kappa([5, 3, 4], [5, 3, 1], list(SCORES)) \
+        == pytest.approx(1 - 9 / 13)
 
 
 async def test_weights_are_configurable(fake_llm: FakeLLM, tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from eunomia.cli import _eval, _judge_check, _run, _store_cmds
 from eunomia.cli._compare import compare
 from eunomia.cli._import import import_command
 from eunomia.cli._label import label
+from eunomia.cli._mutate import mutate
 from eunomia.cli._report import report
 from eunomia.cli._serve_model import serve_model
 from eunomia.cli._show import show
@@ -42,6 +43,7 @@ app.command()(view)
 app.command()(label)
 app.command()(validate)
 app.command()(show)
+app.command()(mutate)
 app.command("serve-model")(serve_model)
 app.command("import")(import_command)
 

@@ -51,6 +51,9 @@ def compare(
         "--target-a", help="Compare only this target of run A.")] = None,
     target_b: Annotated[str | None, typer.Option(
         "--target-b", help="Compare only this target of run B.")] = None,
+    effect: Annotated[float | None, typer.Option(
+        help="Also say how many cases detecting a change of this size takes (score units: "
+             "points for scenarios).", show_default=False)] = None,
     fail_on_regression: Annotated[bool, typer.Option(
         "--fail-on-regression", help="Exit with code 1 when B is significantly worse (CI gate).")
     ] = False,
@@ -68,7 +71,8 @@ def compare(
 ) -> None:
     """Compare run B with run A (the baseline) case by case: paired tests and a verdict.
 
-    Score: paired bootstrap. Detection, full correctness, failures: McNemar. Cost, latency.
+    Score: sign-flip test, bootstrap interval. Detection, full correctness, failures:
+    McNemar. Cost, latency.
 
     Regression: B significantly worse on score or detection, or > --max-new-failures.
 
@@ -93,7 +97,7 @@ def compare(
             info_a, info_b = db_a.require_run(run_a), db_b.require_run(run_b)
             comparison = compare_stored(db_a, info_a, db_b, info_b, alpha=alpha,
                                       max_new_failures=max_new_failures,
-                                      target_a=target_a, target_b=target_b)
+                                      target_a=target_a, target_b=target_b, effect=effect)
         finally:
             if db_b is not db_a:
                 db_b.close()

@@ -12,6 +12,7 @@ task runs are compared on what every stored case has: status, score, cost, laten
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import fmean
@@ -32,13 +33,22 @@ from eunomia.compare._model import (
     Verdict,
     VerdictKind,
 )
+from eunomia.compare._power import comparison_power
 from eunomia.errors import EunomiaError
-from eunomia.stats import mcnemar, paired_bootstrap, quantile
+from eunomia.stats import (
+    enough,
+    mcnemar,
+    paired_bootstrap,
+    quantile,
+    sign_flip_p,
+    too_few_text,
+)
 from eunomia.store import RunInfo, RunStore, SuiteInfo
 
 _NAMES_SHOWN = 5
-_FEW_PAIRS = 10
 _TOL = 1e-9
+SIGN_FLIP = "sign-flip test"
+"""How a mean delta's p-value is computed (its interval: a paired bootstrap)."""
 
 CaseKey = tuple[str, str, str]
 """(suite, target, case)."""
@@ -201,14 +211,21 @@ def _diff(a: float | None, b: float | None) -> float | None:
 
 def _bootstrapped(key: str, label: str, a: list[float], b: list[float], s: _Settings, *,
                   unit: str, higher_is_better: bool, with_p: bool = True) -> MetricDelta:
-    pd = paired_bootstrap(a, b, confidence=s.confidence, resamples=s.resamples, seed=s.seed)
+    """The mean delta with its paired-bootstrap interval and, with ``with_p``, the sign-flip
+    test's p-value (exact level at any size, where the bootstrap's p runs ~8% at 14 cases
+    for a nominal 5%: docs/statistics.md)."""
     ma, mb = _mean(a), _mean(b)
+    if not enough(len(a)):  # below the minimum: the delta, no interval, no test
+        return MetricDelta(key, label, ma, mb, _diff(ma, mb), n=len(a), unit=unit,
+                           higher_is_better=higher_is_better, too_few=True,
+                           test=SIGN_FLIP if with_p else None)
+    pd = paired_bootstrap(a, b, confidence=s.confidence, resamples=s.resamples, seed=s.seed)
     if pd is None:
         return MetricDelta(key, label, ma, mb, _diff(ma, mb), n=0, unit=unit,
                            higher_is_better=higher_is_better)
-    p = pd.p_value if with_p else None
+    p = sign_flip_p(a, b, resamples=s.resamples, seed=s.seed) if with_p else None
     return MetricDelta(key, label, ma, mb, pd.mean_delta, pd.low, pd.high, p,
-                       "paired bootstrap" if with_p else None, pd.n, higher_is_better,
+                       SIGN_FLIP if with_p else None, pd.n, higher_is_better,
                        p is not None and p < s.alpha, unit=unit)
 
 
@@ -230,6 +247,9 @@ def _binary(key: str, label: str, pairs: list[tuple[Agg, Agg]],
     base = _bootstrapped(key, label, a_rates, b_rates, s, unit="rate", higher_is_better=True,
                          with_p=False)
     test = mcnemar(regressions, fixes)
+    if base.too_few:
+        return MetricDelta(key, label, base.a, base.b, base.delta, n=base.n, test=test.method,
+                           regressions=regressions, fixes=fixes, unit="rate", too_few=True)
     return MetricDelta(key, label, base.a, base.b, base.delta, base.low, base.high,
                        test.p_value, test.method, base.n, True,
                        base.n > 0 and test.p_value < s.alpha, regressions, fixes, "rate")
@@ -252,10 +272,12 @@ def _overall(score_label: tuple[str, str], detects: bool, aggs: list[tuple[Agg, 
     fixed = sum(b.ok and not a.ok for a, b in aggs)
     fa, fb = sum(a.failed_repeats for a, _ in aggs), sum(b.failed_repeats for _, b in aggs)
     test = mcnemar(newly_failed, fixed)
-    failures = MetricDelta("failures", "Failed cases", fa, fb, fb - fa, p_value=test.p_value,
-                           test=test.method, n=len(aggs), higher_is_better=False,
-                           significant=test.p_value < s.alpha, regressions=newly_failed,
-                           fixes=fixed, unit="count")
+    few = not enough(len(aggs))
+    failures = MetricDelta("failures", "Failed cases", fa, fb, fb - fa,
+                           p_value=None if few else test.p_value, test=test.method,
+                           n=len(aggs), higher_is_better=False,
+                           significant=not few and test.p_value < s.alpha,
+                           regressions=newly_failed, fixes=fixed, unit="count", too_few=few)
     costs_a = [c for a, _ in aggs for c in a.costs]
     costs_b = [c for _, b in aggs for c in b.costs]
     ta, tb = (sum(costs_a) if costs_a else None), (sum(costs_b) if costs_b else None)
@@ -299,8 +321,9 @@ def _criteria(a_side: _Side, b_side: _Side,
         regressions = sum(x <= 0.5 < y for x, y in values)
         fixes = sum(y <= 0.5 < x for x, y in values)
         test = mcnemar(regressions, fixes)
+        p = test.p_value if enough(n) else None  # too few cases: no test
         out.append(CriterionDelta(suite, criterion, title, n, ra, rb, rb - ra, regressions,
-                                  fixes, test.p_value, test.method, test.p_value < s.alpha))
+                                  fixes, p, test.method, p is not None and p < s.alpha))
     out.sort(key=lambda d: (-(d.delta or 0.0), d.p_value or 1.0, d.suite, d.criterion))
     return out
 
@@ -357,6 +380,12 @@ def _verdict(c_a: RunRef, c_b: RunRef, overall: OverallDelta, newly_failed: int,
             "new_failures", True,
             f"{newly_failed} case(s) scored in A failed in B (allowed: {max_new_failures})"))
     kind: VerdictKind
+    if not enough(overall.scored_both) and not any(x.regression for x in signals):
+        return Verdict("no_significant_change", tuple(signals),
+                       f"TOO FEW CASES TO TELL whether {c_b.name} differs from {c_a.name}: "
+                       f"{overall.scored_both} case(s) scored on both sides, at least "
+                       f"{defaults.MIN_CASES_FOR_INTERVAL} are needed; no verdict on score or "
+                       "detection")
     if any(x.regression for x in signals):
         kind = "regression"
         head = f"REGRESSION: {c_b.name} is worse than {c_a.name}"
@@ -402,14 +431,21 @@ def compare_runs(
     confidence: float = defaults.COMPARE_CONFIDENCE,
     resamples: int = defaults.COMPARE_RESAMPLES,
     seed: int = defaults.COMPARE_SEED,
+    effect: float | None = None,
 ) -> Comparison:
     """Compare run B against run A (the baseline); every delta is ``B - A``.
 
     The verdict is a regression when B is significantly worse (``p < alpha``) on the
-    score (paired bootstrap of the per-case score deltas) or on detection (McNemar,
+    score (sign-flip test of the per-case score deltas, with a paired-bootstrap interval)
+    or on detection (McNemar,
     with more cases lost than gained), or when more than ``max_new_failures`` cases
-    scored in A have no scored answer in B.
+    scored in A have no scored answer in B. With fewer cases scored on both sides than
+    ``defaults.MIN_CASES_FOR_INTERVAL`` there is no interval, no p-value and no verdict on
+    score or detection ("too few cases to tell"). ``power`` says what the comparison could
+    have detected; ``effect`` (in the score's unit) asks how many cases detecting it takes.
     """
+    if effect is not None and (not math.isfinite(effect) or effect == 0):
+        raise EunomiaError(f"--effect must be a finite non-zero number, got {effect:g}")
     if not 0 < alpha < 1:
         raise EunomiaError(f"alpha must be between 0 and 1, got {alpha:g}")
     if max_new_failures < 0:
@@ -461,9 +497,12 @@ def compare_runs(
                         "each case's repeats are averaged")
 
     overall = _overall(kind.compare_score, kind.detects, paired, settings)
-    if 0 < overall.scored_both < _FEW_PAIRS:
+    if not enough(overall.scored_both):
         warnings.append(f"only {overall.scored_both} case(s) scored on both sides: "
-                        "the tests can only detect large differences")
+                        f"{too_few_text(overall.scored_both).split(' (')[0]}, so no interval, "
+                        "p-value or verdict on score or detection (at least "
+                        f"{defaults.MIN_CASES_FOR_INTERVAL} cases are needed)")
+    power = comparison_power(paired, overall, alpha, effect, kind.detects)
     criteria = _criteria(a, b, by_suite, settings) if kind.detects else []
     ref_a, ref_b = _ref(a, pairing.targets_a), _ref(b, pairing.targets_b)
     newly_failed = sum(c.change == "newly_failed" for c in changes)
@@ -472,5 +511,5 @@ def compare_runs(
         a=ref_a, b=ref_b, kind=run_a.kind, matching=pairing.matching, alpha=alpha,
         max_new_failures=max_new_failures, overall=overall, criteria=tuple(criteria),
         cases=tuple(changes), verdict=verdict, warnings=tuple(warnings),
-        confidence=confidence, resamples=resamples,
+        confidence=confidence, resamples=resamples, power=power,
     )

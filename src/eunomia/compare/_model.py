@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from eunomia.stats import DetectionPower, Power, too_few_text
+
 ChangeKind = Literal[
     "improved", "regressed", "unchanged", "newly_failed", "fixed", "only_in_a", "only_in_b"
 ]
@@ -119,7 +121,7 @@ class MetricDelta:
     high: float | None = None
     p_value: float | None = None
     test: str | None = None
-    """How ``p_value`` was computed (``paired bootstrap``, ``McNemar ...``)."""
+    """How ``p_value`` was computed (``sign-flip test``, ``McNemar ...``)."""
     n: int = 0
     """Pairs (cases) the metric and its test are computed over."""
     higher_is_better: bool | None = True
@@ -132,6 +134,9 @@ class MetricDelta:
     fixes: int | None = None
     unit: str = ""
     """``%`` (0-100), ``rate`` (0-1), ``$``, ``s``, ``count`` or ``score``."""
+    too_few: bool = False
+    """Fewer pairs than a test needs (``defaults.MIN_CASES_FOR_INTERVAL``): no interval,
+    no p-value, never significant; views say "too few cases to tell"."""
 
     @property
     def direction(self) -> Literal["better", "worse", "same", "unknown"]:
@@ -211,6 +216,46 @@ class Verdict:
 
 
 @dataclass(frozen=True, slots=True)
+class ComparisonPower:
+    """The minimum detectable effects of a comparison, at ``score.power`` and its alpha."""
+
+    score: Power
+    """On the score (its unit): from the spread of the paired per-case differences."""
+    detection: DetectionPower | None
+    """McNemar on detection (scenario runs)."""
+
+    def lines(self, unit: str = "") -> list[str]:
+        """The figures in words, for every view."""
+        s = self.score
+        pts = " points" if unit == "%" else ""
+        out: list[str] = []
+        if s.too_few:
+            out.append(f"score: {too_few_text(s.n)}")
+        elif s.mde is not None:
+            out.append(f"score: with {s.n} cases this comparison detects a true change of "
+                       f"{s.mde:.2f}{pts} or more {100 * s.power:.0f}% of the time "
+                       f"(alpha {s.alpha:g}; sd {s.sd:.2f} from {s.basis})")
+        if s.effect is not None and s.needed is not None:
+            out.append(f"score: detecting {s.effect:g}{pts} with {100 * s.power:.0f}% power "
+                       f"needs {s.needed} cases (this one has {s.n})")
+        d = self.detection
+        if d is not None:
+            if d.too_few:
+                out.append(f"detection: {too_few_text(d.n)}")
+            else:
+                mde = ("no detectable difference can be planned from these runs (no case "
+                       "changed its detection)" if d.mde is None else
+                       f"a change of {100 * d.mde:.0f} points in the detection rate or more is "
+                       f"detected {100 * d.power:.0f}% of the time")
+                out.append(f"detection (McNemar): {mde}; at least {d.min_changed} of the "
+                           f"{d.n} cases must change one way for p < {d.alpha:g}")
+            if d.effect is not None and d.needed is not None:
+                out.append(f"detection: a change of {100 * d.effect:.0f} points needs "
+                           f"{d.needed} cases")
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class RunRef:
     name: str
     store: str
@@ -239,6 +284,8 @@ class Comparison:
     warnings: tuple[str, ...] = field(default=())
     confidence: float = 0.95
     resamples: int = 10000
+    power: ComparisonPower | None = None
+    """What this comparison could have detected (its size and spread)."""
 
     def cases_of(self, *kinds: ChangeKind) -> tuple[CaseChange, ...]:
         return tuple(c for c in self.cases if c.change in kinds)
@@ -289,6 +336,11 @@ def comparison_to_json(c: Comparison) -> dict[str, Any]:
             "scored_both": overall.scored_both,
             "metrics": {m.key: _metric_json(m) for m in overall.metrics()},
         },
+        "power": None if c.power is None else {
+            "score": {**asdict(c.power.score), "too_few": c.power.score.too_few},
+            "detection": None if c.power.detection is None else {
+                **asdict(c.power.detection), "too_few": c.power.detection.too_few},
+            "summary": c.power.lines(c.overall.score.unit)},
         "criteria": [asdict(d) for d in c.criteria],
         "cases": [_case_json(x) for x in c.cases],
     }

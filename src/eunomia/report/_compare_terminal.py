@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from eunomia.stats import TOO_FEW
+
 if TYPE_CHECKING:
     from eunomia.compare import CaseChange, ChangeKind, Comparison, MetricDelta
 
@@ -96,6 +98,8 @@ def _metrics_table(c: Comparison, title: str, metrics: list[MetricDelta]) -> Tab
     for m in metrics:
         interval = ("-" if m.low is None or m.high is None
                     else f"[{_delta(m, m.low)}, {_delta(m, m.high)}]")
+        if m.too_few:
+            interval = TOO_FEW
         stars = _stars(m.p_value, c.alpha)
         colour = _colour(m.direction) if stars else ""
         marker = f"[bold {colour}]{stars}[/]" if stars and colour else stars
@@ -237,5 +241,8 @@ def print_comparison(console: Console, c: Comparison) -> None:
         if len(cases) > _MAX_CASES_SHOWN:
             console.print(f"... and {len(cases) - _MAX_CASES_SHOWN} more (--json for all)")
 
+    if c.power is not None:
+        for line in c.power.lines(c.overall.score.unit):
+            console.print(f"Could detect: {escape(line)}", soft_wrap=True)
     colour = {"regression": "bold red", "improvement": "bold green"}.get(c.verdict.kind, "bold")
     console.print(f"[{colour}]{escape(c.verdict.summary)}[/]", soft_wrap=True)

@@ -25,23 +25,35 @@ from eunomia.scenarios._model import (
     Scenario,
     TestCase,
 )
+from eunomia.scenarios._mutations import (
+    AppliedMutation,
+    GeneratedCase,
+    MutationRule,
+    UsableRule,
+    rules_lines,
+    shown_by,
+)
 from eunomia.scenarios._snapshot import scenario_from_json, scenario_to_json
 
 __all__ = [
     "BASELINES",
     "BASELINE_DEFAULT",
     "BASELINE_TARGETS",
+    "AppliedMutation",
     "CreditExpectation",
     "Criterion",
     "Exercise",
+    "GeneratedCase",
     "Instruction",
     "InvalidTestCase",
+    "MutationRule",
     "RecordedFeedback",
     "RecordedItem",
     "Scenario",
     "ScenarioSource",
     "TestCase",
     "TutorGrade",
+    "UsableRule",
     "baseline_feedback",
     "baseline_instructions",
     "discover",
@@ -49,6 +61,8 @@ __all__ = [
     "inside",
     "load_scenario",
     "parse_credit_expectation",
+    "rules_lines",
     "scenario_from_json",
     "scenario_to_json",
+    "shown_by",
 ]

@@ -29,6 +29,7 @@ from eunomia.scenarios._model import (
     Scenario,
     TestCase,
 )
+from eunomia.scenarios._mutations import UsableRule, check_rules, parse_rules
 from eunomia.yamlfile import YamlDocument, YamlFileError, diag_at, read_yaml, validate_document
 
 
@@ -256,6 +257,34 @@ def _read_cases(
     return good, bad
 
 
+def _rules(folder: Path, doc: YamlDocument, manifest: Manifest, criteria: tuple[Criterion, ...],
+           example: str | None, default: tuple[int, ...], diags: list[Diagnostic]
+           ) -> dict[str, list[UsableRule]]:
+    """The mutation rules, from the manifest or ``mutations.yml`` beside it, checked against
+    the example solution; their problems go to ``diags`` (they never block a run)."""
+    source, data = doc, manifest.mutations
+    prefix: tuple[int | str, ...] = ("mutations",)
+    beside = folder / defaults.MUTATIONS_FILE
+    if beside.is_file():
+        if manifest.mutations is not None:
+            diags.append(diag_at(doc, prefix, f"mutation rules are both here and in "
+                                              f"{beside.name}; keep them in one place"))
+            return {}
+        try:
+            source = read_yaml(beside)
+        except YamlFileError as exc:
+            diags.append(exc.diagnostic)
+            return {}
+        data, prefix = source.data, ()
+
+    def report(loc: tuple[int | str, ...], message: str) -> None:
+        diags.append(diag_at(source, (*prefix, *loc), message))
+
+    rules = parse_rules(data, report)
+    return check_rules(rules, example=example, labelled=manifest.default_expected is not None,
+                       criteria=criteria, default=default, report=report)
+
+
 def load_scenario(folder: Path, *, labels: bool = True
                   ) -> tuple[Scenario | None, list[Diagnostic]]:
     """Load one scenario folder. ``None`` when the manifest has errors that block a run.
@@ -314,6 +343,15 @@ def load_scenario(folder: Path, *, labels: bool = True
     if has_errors(d for d in diags if d.file == manifest_path) or read is None:
         return None, diags
 
+    rule_diags: list[Diagnostic] = []
+    rules = _rules(folder, doc, manifest, criteria, example, default, rule_diags)
+    for name in manifest.generated_cases:
+        if name not in case_names:
+            rule_diags.append(diag_at(doc, ("generated_cases", name), f"generated case "
+                                      f"{name!r} has no file {defaults.TEST_CASES_DIR}/"
+                                      f"{name}.json", Severity.WARNING))
+    diags.extend(rule_diags)
+
     good, bad = read
     test_cases: list[TestCase] = []
     left_out: list[TestCase] = []
@@ -328,6 +366,7 @@ def load_scenario(folder: Path, *, labels: bool = True
         elif unlabelled:  # left out of runs: it expects nothing yet
             expected, about = (), frozenset()
         data = per_case.get(name)
+        made = manifest.generated_cases.get(name)
         (left_out if unlabelled else test_cases).append(
             TestCase(
                 name=name,
@@ -340,6 +379,8 @@ def load_scenario(folder: Path, *, labels: bool = True
                 expected_credits=common if data is None else data.expected_credits,
                 tutor=None if data is None else data.tutor,
                 recorded=None if data is None else data.recorded,
+                mutations=() if made is None else tuple(
+                    (m.op, m.description) for m in made.mutations),
             )
         )
     ex = manifest.exercise
@@ -367,6 +408,7 @@ def load_scenario(folder: Path, *, labels: bool = True
         labels_note=labels_line(found, len(good) + len(bad))
         if found is not None and found.present else "",
         left_out=left_out,
+        mutation_rules=rules,
     )
     if found is not None and found.present:
         note = left_out_note(found, len(good) + len(bad), [c.name for c in left_out], folder)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from eunomia import defaults
 from eunomia.bounds import Credits, OptionalUrl, Points, TextId, check_text_id
 from eunomia.scenarios._grades import CreditExpectation, parse_credit_expectation
+from eunomia.scenarios._mutations import GeneratedCase
 
 
 class ManifestInstruction(BaseModel):
@@ -129,6 +130,11 @@ class Manifest(BaseModel):
     """``{instruction id: expectation}`` on the credits given under it, for every case."""
     cases: dict[TextId, ManifestCase] = Field(default_factory=dict)
     """``{test case name: credit expectations, tutor grade, recorded feedback}``."""
+    mutations: Any = None
+    """``{instruction id: [mutation rule, ...]}`` for ``eunomia mutate`` (checked by
+    ``scenarios._mutations``), or in ``mutations.yml`` beside the manifest."""
+    generated_cases: dict[str, GeneratedCase] = Field(default_factory=dict)
+    """Cases made by ``eunomia mutate``: their seed and mutations."""
 
     _v_cases = field_validator("cases", mode="before")(_empty_dict)
 

@@ -69,8 +69,16 @@ class TestCase:
     """The tutor's grade of this submission, when the scenario records one."""
     recorded: RecordedFeedback | None = None
     """Feedback a system gave this submission elsewhere (``--target recorded`` replays it)."""
+    mutations: tuple[tuple[str, str], ...] = ()
+    """A generated case's mutations of the example solution: (operator, what it changed),
+    from the manifest's ``generated_cases``; empty for a hand-made case."""
 
     __test__ = False  # not a pytest class
+
+    @property
+    def generated(self) -> bool:
+        """Made by ``eunomia mutate``."""
+        return bool(self.mutations)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +113,9 @@ class Scenario:
     (anna 12)"); empty without one."""
     instructions: dict[int, Instruction] = field(default_factory=dict)
     """All instructions by numeric id."""
+    mutation_rules: dict[str, list[Any]] = field(default_factory=dict)
+    """The usable mutation rules ``{instruction: [scenarios.UsableRule]}`` (``eunomia
+    mutate``); not stored with runs."""
     by_textual_id: dict[str, Instruction] = field(default_factory=dict)
     _by_name: dict[str, TestCase] | None = field(default=None, repr=False, compare=False)
 

@@ -71,7 +71,8 @@ def scenario_to_json(sc: Scenario) -> dict[str, Any]:
         "test_cases": [
             {"name": t.name, "path": str(t.path), "submission_id": t.submission_id,
              "expected": list(t.expected), "diff_instructions": sorted(t.diff_instructions),
-             "diagram_type": t.diagram_type, **_grades_json(t)}
+             "diagram_type": t.diagram_type, **_grades_json(t),
+             **({"mutations": [list(m) for m in t.mutations]} if t.mutations else {})}
             for t in sc.test_cases
         ],
         "invalid_cases": [
@@ -112,7 +113,8 @@ def scenario_from_json(data: dict[str, Any]) -> Scenario:
         labelled=bool(data.get("labelled", True)),
         test_cases=[
             TestCase(t["name"], Path(t["path"]), t["submission_id"], "", tuple(t["expected"]),
-                     frozenset(t["diff_instructions"]), t["diagram_type"], *_grades_of(t))
+                     frozenset(t["diff_instructions"]), t["diagram_type"], *_grades_of(t),
+                     mutations=tuple((op, text) for op, text in t.get("mutations", ())))
             for t in data["test_cases"]
         ],
         invalid_cases=[InvalidTestCase(b["name"], Path(b["path"]), b["reason"])

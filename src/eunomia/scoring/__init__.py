@@ -1,5 +1,16 @@
 """Scoring: per test case (SGI comparison) and across the cases of a scenario."""
 
+from eunomia.scoring._by_change import (
+    NO_CHANGE,
+    ChangeRow,
+    LocalizationRow,
+    case_diff,
+    case_diffs,
+    groups_of,
+    localization,
+    named_elements,
+    rates_by_change,
+)
 from eunomia.scoring._consistency import CaseConsistency, ConsistencySummary, case_consistency
 from eunomia.scoring._credits import (
     CasePoints,
@@ -16,6 +27,7 @@ from eunomia.scoring._summary import (
     Failure,
     InstructionStats,
     ScenarioSummary,
+    score_interval,
 )
 from eunomia.scoring._tutor import (
     AgreementPair,
@@ -27,12 +39,14 @@ from eunomia.scoring._tutor import (
 )
 
 __all__ = [
+    "NO_CHANGE",
     "AgreementPair",
     "CaseConsistency",
     "CaseOutcome",
     "CasePoints",
     "CaseScore",
     "CaseStatus",
+    "ChangeRow",
     "ConsistencySummary",
     "CreditCheck",
     "CreditDisagreement",
@@ -40,6 +54,7 @@ __all__ = [
     "CriterionStats",
     "Failure",
     "InstructionStats",
+    "LocalizationRow",
     "MismatchPair",
     "ScenarioSummary",
     "TutorAgreement",
@@ -47,12 +62,19 @@ __all__ = [
     "artemis_total",
     "build_outcome",
     "case_consistency",
+    "case_diff",
+    "case_diffs",
     "case_points",
     "case_points_json",
     "correlation_text",
+    "groups_of",
     "interval_text",
+    "localization",
+    "named_elements",
     "points_json",
     "points_rows",
+    "rates_by_change",
     "score_case",
+    "score_interval",
     "tutor_agreement",
 ]

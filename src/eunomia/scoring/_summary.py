@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from eunomia import defaults
 from eunomia.pricing import cost_disagrees
 from eunomia.scenarios import Scenario
 from eunomia.scoring._outcome import CaseOutcome, CaseStatus
 from eunomia.scoring._sgi import CaseScore
+from eunomia.stats import Interval, Power, cluster_mean_ci, score_power
 
 
 @dataclass(slots=True)
@@ -69,7 +72,9 @@ class ScenarioSummary:
     output_tokens: int = 0
     failures: list[Failure] = field(default_factory=list)
     score_values: list[float] = field(default_factory=list)
-    """Score % of every scored case, for confidence intervals."""
+    """Score % of every scored case and repeat."""
+    score_cases: list[str] = field(default_factory=list)
+    """The case of each of :attr:`score_values` (a case's repeats are one cluster)."""
     criteria: dict[int, CriterionStats] = field(default_factory=dict)
     instructions: dict[int, InstructionStats] = field(default_factory=dict)
     feedback_items: int = 0
@@ -157,6 +162,7 @@ class ScenarioSummary:
         self.score_matched += score.score_match
         self.detected += score.detected_correctly
         self.score_values.append(score.score_percent)
+        self.score_cases.append(outcome.case)
         missing = set(score.missing)
         expected = set(score.expected)
         touched: dict[int, bool] = {}
@@ -209,6 +215,26 @@ class ScenarioSummary:
         """Whether correctness is measured (the scenario has expectations)."""
         return self.scenario.labelled
 
+    def score_interval(self) -> Interval | None:
+        """The average case score % with its 95% interval over cases: a case's repeats are
+        resampled together (``--repeat`` adds no independent cases); ``too_few`` below
+        ``defaults.MIN_CASES_FOR_INTERVAL`` cases."""
+        return score_interval([self])
+
+    def case_scores(self) -> list[float]:
+        """Each scored case's score %, its repeats averaged, in the order cases came."""
+        sums: dict[str, list[float]] = {}
+        for case, value in zip(self.score_cases, self.score_values, strict=True):
+            sums.setdefault(case, []).append(value)
+        return [math.fsum(v) / len(v) for v in sums.values()]
+
+    def power(self, effect: float | None = None) -> Power:
+        """What a future comparison on these cases could detect: the minimum detectable
+        score difference (points) at 80% power, planned from the spread of the case scores;
+        ``effect``: the cases needed to detect a change of that many points."""
+        return score_power(self.case_scores(), alpha=defaults.COMPARE_ALPHA,
+                           power=defaults.POWER, effect=effect)
+
     @property
     def average_score_percent(self) -> float | None:
         return self.score_percent_sum / len(self.score_values) if self.score_values else None
@@ -225,3 +251,12 @@ class ScenarioSummary:
     @property
     def average_request_time_s(self) -> float | None:
         return self.request_time_sum / self.request_timed if self.request_timed else None
+
+
+def score_interval(summaries: Sequence[ScenarioSummary]) -> Interval | None:
+    """The average case score % of one target over its scenarios, with a 95% bootstrap
+    interval that resamples cases (each case's repeats together, as one cluster)."""
+    values = [v for s in summaries for v in s.score_values]
+    clusters = [(s.scenario.name, c) for s in summaries for c in s.score_cases]
+    return cluster_mean_ci(values, clusters, confidence=defaults.CONFIDENCE,
+                           resamples=defaults.BOOTSTRAP_RESAMPLES, seed=defaults.BOOTSTRAP_SEED)

@@ -26,25 +26,48 @@ from eunomia.stats._correlation import (
     spearman,
 )
 from eunomia.stats._descriptive import distribution, flip_rate, pareto_front, quantile
-from eunomia.stats._intervals import Interval, bootstrap_mean_ci
+from eunomia.stats._intervals import Interval, bootstrap_mean_ci, cluster_mean_ci
+from eunomia.stats._permutation import sign_flip_p
+from eunomia.stats._power import (
+    TOO_FEW,
+    DetectionPower,
+    Power,
+    detection_power,
+    enough,
+    exact_min_discordant,
+    mcnemar_cases_needed,
+    mcnemar_mde,
+    mcnemar_power,
+    paired_cases_needed,
+    paired_mde,
+    score_power,
+    too_few_text,
+)
 from eunomia.stats._raters import RaterAgreement, paired_statistic_ci, rater_agreement
 from eunomia.stats._regression import LinearFit, linear_fit, t_quantile
 from eunomia.stats._tests import PairedDelta, TestResult, mcnemar, paired_bootstrap
 
 __all__ = [
+    "TOO_FEW",
     "Correlation",
+    "DetectionPower",
     "Interval",
     "LinearFit",
     "PairedDelta",
+    "Power",
     "RaterAgreement",
     "TestResult",
     "auc",
     "average_ranks",
     "bootstrap_mean_ci",
+    "cluster_mean_ci",
     "clustered_auc_ci",
     "cohen_kappa",
     "correlation",
+    "detection_power",
     "distribution",
+    "enough",
+    "exact_min_discordant",
     "fisher_interval",
     "fleiss_kappa",
     "flip_rate",
@@ -52,8 +75,13 @@ __all__ = [
     "krippendorff_alpha",
     "linear_fit",
     "mcnemar",
+    "mcnemar_cases_needed",
+    "mcnemar_mde",
+    "mcnemar_power",
     "mean_absolute_difference",
     "paired_bootstrap",
+    "paired_cases_needed",
+    "paired_mde",
     "paired_statistic_ci",
     "pareto_front",
     "pearson",
@@ -61,6 +89,9 @@ __all__ = [
     "quadratic_weighted_kappa",
     "quantile",
     "rater_agreement",
+    "score_power",
+    "sign_flip_p",
     "spearman",
     "t_quantile",
+    "too_few_text",
 ]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from eunomia import defaults
 from eunomia.stats._validate import (
     FloatArray,
     as_finite_array,
@@ -38,6 +39,13 @@ class Interval:
     high: float
     n: int
     confidence: float
+
+    @property
+    def too_few(self) -> bool:
+        """Fewer cases than an interval needs to mean something
+        (``defaults.MIN_CASES_FOR_INTERVAL``): show "too few cases to tell", not the
+        bounds, and draw no verdict from it."""
+        return self.n < defaults.MIN_CASES_FOR_INTERVAL
 
 
 def bootstrap_means(
@@ -163,6 +171,36 @@ def bootstrap_mean_ci(
     if bounds is None:
         return Interval(estimate, estimate, estimate, n, confidence)
     return Interval(estimate, bounds[0], bounds[1], n, confidence)
+
+
+def cluster_mean_ci(
+    values: Sequence[float],
+    clusters: Sequence[Hashable],
+    *,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> Interval | None:
+    """The mean of ``values`` with a case-level (cluster) bootstrap interval: values of one
+    cluster (a case's repeats) are not independent, so whole clusters are resampled. The
+    estimate is the mean of all values; ``n`` of the interval is the number of clusters.
+
+    Equivalent to :func:`bootstrap_mean_ci` of the cluster means weighted by the cluster
+    sizes (a resample's mean is the sum of its clusters' values over their count); with
+    clusters of one size, of the plain cluster means (the same figures without repeats). A run
+    whose repeats answer identically gets the interval of a single repeat, not a narrower
+    one. Clusters keep the order of their first value.
+    """
+    check_same_length(values, clusters, "values and clusters")
+    sums: dict[Hashable, float] = {}
+    sizes: dict[Hashable, int] = {}
+    for value, cluster in zip(values, clusters, strict=True):
+        sums[cluster] = sums.get(cluster, 0.0) + float(value)
+        sizes[cluster] = sizes.get(cluster, 0) + 1
+    means = [sums[c] / sizes[c] for c in sums]
+    weights = None if len(set(sizes.values())) <= 1 else [float(sizes[c]) for c in sums]
+    return bootstrap_mean_ci(means, weights, confidence=confidence, resamples=resamples,
+                             seed=seed)
 
 
 _BOUNDS: dict[bytes, tuple[float, float] | None] = {}

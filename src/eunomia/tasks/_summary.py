@@ -32,13 +32,16 @@ from eunomia.pricing import PriceTable, TokenCount
 from eunomia.stats import (
     Interval,
     LinearFit,
+    Power,
     bootstrap_mean_ci,
+    enough,
     icc,
     krippendorff_alpha,
     linear_fit,
     mean_absolute_difference,
     quadratic_weighted_kappa,
     quantile,
+    score_power,
 )
 from eunomia.stats._validate import FloatArray
 from eunomia.tasks._figures import CaseFigures, case_figures
@@ -144,6 +147,10 @@ class TasksSummary:
     """Scored cases with a probability-weighted score."""
     prob_missing: int = 0
     """Scored cases without one (the judge's provider gave no log-probabilities)."""
+    power: Power | None = None
+    """What a future comparison of these cases could detect: the minimum detectable change
+    of the mean judge score at 80% power, planned from the spread of the case scores
+    (``too_few`` below ``defaults.MIN_CASES_FOR_INTERVAL`` cases)."""
 
 
 def _group_values(suite: str, meta: CaseMeta | None) -> Iterator[tuple[str, str]]:
@@ -370,7 +377,7 @@ class SummaryBuilder:
             human_cases=len(human),
             qwk=quadratic_weighted_kappa([round(h) for h in human],
                                          [round(j) for j in judged], list(SCORES))
-            if human else None,
+            if enough(len(human)) else None,  # too few human-scored cases: no kappa
             mad=mean_absolute_difference(human, judged) if human else None,
         )
 
@@ -382,6 +389,7 @@ class SummaryBuilder:
         weights = np.frombuffer(self._mean_weights, dtype=np.float64) if self._mean_weights \
             else np.zeros(0, dtype=np.float64)
         out.overall = self._overall.stat("overall", "all", means, weights)
+        out.power = score_power(means.tolist()) if means.size >= 2 else None
         for grouping in GROUPINGS:
             members = self._groups[grouping]
             for value in sorted(members):

@@ -38,12 +38,14 @@ def render_run(store: RunStore, run: RunInfo | str, *, links: bool = False) -> s
 def compare_stored(store_a: RunStore, run_a: RunInfo | str, store_b: RunStore,
                    run_b: RunInfo | str, *, alpha: float = defaults.COMPARE_ALPHA,
                    max_new_failures: int = defaults.COMPARE_MAX_NEW_FAILURES,
-                   target_a: str | None = None, target_b: str | None = None) -> Comparison:
-    """``eunomia compare``: run B against run A (the kind of run A compares them)."""
+                   target_a: str | None = None, target_b: str | None = None,
+                   effect: float | None = None) -> Comparison:
+    """``eunomia compare``: run B against run A (the kind of run A compares them);
+    ``effect``: the cases needed to detect it (``--effect``)."""
     info_a, info_b = _info(store_a, run_a), _info(store_b, run_b)
     return compare_runs(store_a, info_a, store_b, info_b, kind_named(info_a.kind),
                         alpha=alpha, max_new_failures=max_new_failures, target_a=target_a,
-                        target_b=target_b)
+                        target_b=target_b, effect=effect)
 
 
 def render_comparison(store_a: RunStore, run_a: RunInfo | str, store_b: RunStore,

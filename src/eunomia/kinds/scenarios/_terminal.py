@@ -10,8 +10,7 @@ from rich.table import Table
 
 from eunomia.kinds.scenarios._files import summary_rows
 from eunomia.report import LeaderboardRow, rank
-from eunomia.scoring import ConsistencySummary, ScenarioSummary
-from eunomia.stats import bootstrap_mean_ci
+from eunomia.scoring import ConsistencySummary, ScenarioSummary, score_interval
 
 _TOP_INSTRUCTIONS = 10
 _MAX_FAILURES_SHOWN = 20
@@ -125,7 +124,6 @@ def scenario_row(target: str, summaries: Sequence[ScenarioSummary],
                  kappas: Sequence[float | None] = ()) -> LeaderboardRow:
     """One target over all its scenarios: the score % with a bootstrap interval over cases;
     ``kappas``: each scenario's Fleiss' kappa across repeats (their mean is shown)."""
-    scores = [v for s in summaries for v in s.score_values]
     total = sum(s.total for s in summaries)
     scored = sum(s.scored for s in summaries)
     known = [s.total_cost for s in summaries if s.total_cost is not None]
@@ -135,7 +133,7 @@ def scenario_row(target: str, summaries: Sequence[ScenarioSummary],
         target=target,
         cases=total,
         failed=total - scored,
-        score=bootstrap_mean_ci(scores),
+        score=score_interval(summaries),  # a case's repeats are one cluster
         detection_rate=(sum(s.detected for s in summaries) / total)
         if total and all(s.labelled for s in summaries) else None,
         total_cost=sum(known) if known else None,

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
 NOT_SUITES = frozenset({defaults.MANIFEST_FILE, defaults.LLM_COST_FILE,
-                        defaults.MODEL_CONFIG_FILE, defaults.LABELS_FILE})
+                        defaults.MODEL_CONFIG_FILE, defaults.LABELS_FILE,
+                        defaults.MUTATIONS_FILE})
 """YAML files that are never task suites (a scenario's manifest, price and model files)."""
 
 
