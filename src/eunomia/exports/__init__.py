@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from eunomia.exports._jsonl import JsonlWriter, TextSink
     from eunomia.exports._junit import JUnitCase, JUnitWriter, RecordsJUnit, xml_text
     from eunomia.exports._markdown import Headline, RecordDigest, RunHeader, md_text, run_summary
-    from eunomia.exports._yaml import SuiteYaml, case_yaml, dump_yaml, slow_case_yaml
+    from eunomia.exports._yaml import SuiteYaml, cases_yaml, dump_yaml
 
 # lazy: only the commands writing a format use its writer (CI files, task YAML)
 __getattr__ = lazy_names(__name__, {
@@ -37,7 +37,7 @@ __getattr__ = lazy_names(__name__, {
     "_jsonl": ("JsonlWriter", "TextSink"),
     "_junit": ("JUnitCase", "JUnitWriter", "RecordsJUnit", "xml_text"),
     "_markdown": ("Headline", "RecordDigest", "RunHeader", "md_text", "run_summary"),
-    "_yaml": ("SuiteYaml", "case_yaml", "dump_yaml", "slow_case_yaml"),
+    "_yaml": ("SuiteYaml", "cases_yaml", "dump_yaml"),
 })
 
 
@@ -59,13 +59,12 @@ __all__ = [
     "RunHeader",
     "SuiteYaml",
     "TextSink",
-    "case_yaml",
+    "cases_yaml",
     "comparison_summary",
     "dump_yaml",
     "md_text",
     "outcome_of",
     "run_summary",
-    "slow_case_yaml",
     "write_comparison_junit",
     "write_csv",
     "write_csv_dicts",
