@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "compare", "executors", "matrix", "example_server", "model_server", "importers"),
     ("models", "athena", "pricing", "store", "scheduler"),
     ("apollon", "stats", "files", "errors", "bounds", "defaults", "yamlfile", "jsonbody",
-     "templates", "lazy", "__init__"),
+     "templates", "lazy", "serving", "__init__"),
 )
 """Top-level packages and modules of ``eunomia``, from the command line down."""
 
