@@ -26,18 +26,7 @@ from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
 import yaml
-from yaml.events import (
-    DocumentEndEvent,
-    DocumentStartEvent,
-    Event,
-    MappingEndEvent,
-    MappingStartEvent,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-    StreamStartEvent,
-)
+from yaml import Event, ScalarEvent
 
 STR_TAG: Final = "tag:yaml.org,2002:str"
 WIDTH: Final = 100
@@ -95,14 +84,14 @@ class _Unsupported(Exception):
 
 
 _OPEN: Final[tuple[Event, ...]] = (
-    StreamStartEvent(), DocumentStartEvent(explicit=False),
-    SequenceStartEvent(None, None, True, flow_style=False))
-_CLOSE: Final[tuple[Event, ...]] = (SequenceEndEvent(), DocumentEndEvent(explicit=False),
-                                    StreamEndEvent())
-_MAPPING = MappingStartEvent(None, None, True, flow_style=False)
-_MAPPING_END = MappingEndEvent()
-_SEQUENCE = SequenceStartEvent(None, None, True, flow_style=False)
-_SEQUENCE_END = SequenceEndEvent()
+    yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False),
+    yaml.SequenceStartEvent(None, None, True, flow_style=False))
+_CLOSE: Final[tuple[Event, ...]] = (
+    yaml.SequenceEndEvent(), yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent())
+_MAPPING = yaml.MappingStartEvent(None, None, True, flow_style=False)
+_MAPPING_END = yaml.MappingEndEvent()
+_SEQUENCE = yaml.SequenceStartEvent(None, None, True, flow_style=False)
+_SEQUENCE_END = yaml.SequenceEndEvent()
 
 _resolver = yaml.resolver.Resolver()
 _representer = yaml.representer.SafeRepresenter()
