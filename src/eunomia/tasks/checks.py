@@ -194,41 +194,42 @@ _ANY: TypeAdapter[Check] = TypeAdapter(AnyCheck)
 
 
 # --- the built-in checks -------------------------------------------------------------------------
-def _items(value: str | list[str]) -> list[str]:
-    return [value] if isinstance(value, str) else list(value)
+class _Phrases(Check):
+    """A check of phrases that must all appear (:attr:`wanted`) or none (ignoring case)."""
+
+    wanted: ClassVar[bool]
+    """Whether the phrases must appear (``contains``) or must not (``not_contains``)."""
+
+    @property
+    def phrases(self) -> list[str]:
+        value: str | list[str] = getattr(self, self.field)
+        return [value] if isinstance(value, str) else list(value)
+
+    @functools.cached_property
+    def label(self) -> str:
+        return f"{self.key} {self.phrases!r}"
+
+    def check(self, answer: Answer) -> CheckResult:
+        folded = answer.text.casefold()
+        wrong = [s for s in self.phrases if (s.casefold() in folded) != self.wanted]
+        detail = f"{'missing' if self.wanted else 'found'}: {', '.join(map(repr, wrong))}"
+        return self.result(not wrong, detail if wrong else "")
 
 
 @register
-class Contains(Check):
+class Contains(_Phrases):
     """``contains: "30 days"`` (or a list: every item must appear); ignoring case."""
 
+    wanted = True
     contains: str | list[str]
-
-    @functools.cached_property
-    def label(self) -> str:
-        return f"contains {_items(self.contains)!r}"
-
-    def check(self, answer: Answer) -> CheckResult:
-        folded = answer.text.casefold()
-        missing = [s for s in _items(self.contains) if s.casefold() not in folded]
-        return self.result(not missing,
-                           f"missing: {', '.join(map(repr, missing))}" if missing else "")
 
 
 @register
-class NotContains(Check):
+class NotContains(_Phrases):
     """``not_contains: [best, luxury]``: none of the items may appear; ignoring case."""
 
+    wanted = False
     not_contains: str | list[str]
-
-    @functools.cached_property
-    def label(self) -> str:
-        return f"not_contains {_items(self.not_contains)!r}"
-
-    def check(self, answer: Answer) -> CheckResult:
-        folded = answer.text.casefold()
-        found = [s for s in _items(self.not_contains) if s.casefold() in folded]
-        return self.result(not found, f"found: {', '.join(map(repr, found))}" if found else "")
 
 
 @register
@@ -252,34 +253,32 @@ class Regex(Check):
         return self.result(ok, "" if ok else "no match")
 
 
-@register
-class MaxWords(Check):
-    """``max_words: 80``: the answer has at most this many words (:func:`count_words`)."""
+class _WordCount(Check):
+    """A bound on the answer's words (:func:`count_words`): at most or at least."""
 
+    at_most: ClassVar[bool]
+
+    def check(self, answer: Answer) -> CheckResult:
+        words = count_words(answer.text)
+        bound: int = getattr(self, self.field)
+        return self.result(words <= bound if self.at_most else words >= bound,
+                           f"{words} words")
+
+
+@register
+class MaxWords(_WordCount):
+    """``max_words: 80``: the answer has at most this many words."""
+
+    at_most = True
     max_words: Words
 
-    @functools.cached_property
-    def label(self) -> str:
-        return f"max_words {self.max_words}"
-
-    def check(self, answer: Answer) -> CheckResult:
-        words = count_words(answer.text)
-        return self.result(words <= self.max_words, f"{words} words")
-
 
 @register
-class MinWords(Check):
+class MinWords(_WordCount):
     """``min_words: 10``: the answer has at least this many words."""
 
+    at_most = False
     min_words: Words
-
-    @functools.cached_property
-    def label(self) -> str:
-        return f"min_words {self.min_words}"
-
-    def check(self, answer: Answer) -> CheckResult:
-        words = count_words(answer.text)
-        return self.result(words >= self.min_words, f"{words} words")
 
 
 @register
