@@ -1,49 +1,49 @@
-"""Benchmark: the YAML of a task suite's result file, one judged case at a time.
+"""Benchmark: the YAML of a task suite's result file, written a chunk of cases at a time.
 
 Generates realistic judged task cases (seeded; shaped like llmevalforge's result files:
 instruction, system prompt, expected response, potential challenges, the candidate's
 markdown answer, score, the judge's feedback with markdown hard breaks ``"  \\n"``, status,
-check results; some answers with emoji, tabs or trailing spaces) and times each writer of
-one case (``case_yaml``: ``- ...`` through its last line), in µs of CPU per case:
+check results; some answers with emoji, tabs or trailing spaces), checks that what
+``exports.SuiteYaml`` writes of them reads back as the data and is ``yaml.dump``'s text, and
+times in µs of CPU per case, the corpus generated beforehand, interleaved round by round:
 
-- ``today``: the hand-written emitter's ``case_yaml`` (``eunomia.exports._yaml_legacy``,
-  formerly ``_task_files``), while it exists;
-- ``pyyaml``: ``eunomia.exports._yaml.slow_case_yaml``, PyYAML's pure-Python dumper: the
-  reference text;
-- ``CSafeDumper``: ``yaml.dump([case], Dumper=<CSafeDumper with our representers>)``, libyaml
-  alone: not the reference text (the cases that differ are counted);
-- ``new``: ``eunomia.exports._yaml.case_yaml``: libyaml fed with events, with the reference
-  text (checked on every case: a difference fails the benchmark).
+- ``SuiteYaml``: ``add`` each case, ``close`` (into a sink that keeps nothing): libyaml's
+  emitter fed with the events built by ``exports._yaml``;
+- ``yaml.dump``: ``yaml.dump(chunk, Dumper=exports._yaml.Dumper)`` (``CSafeDumper`` with
+  ``|`` for multi-line text) a chunk of ``CASES_TOGETHER`` cases at a time: the same text by
+  PyYAML's representer.
 
 Then streams ``--memory-cases`` generated cases through ``SuiteYaml`` into a file and
 reports the peak of Python's allocations (tracemalloc) and the process's peak RSS.
 
+``--from FILE`` times the cases of a suite or result file instead (at most ``--cases``).
+``--side DIR`` (repeatable) times ``SuiteYaml`` of the ``src`` folder of other checkouts
+instead (for instance the commit before a change: ``git archive REV | tar -x -C /tmp/before``
+gives ``/tmp/before/src``): each side runs in a child process of its own
+(``PYTHONPATH=DIR``), the sides interleaved round by round.
+
     python bench/bench_yaml.py --cases 5000 --max-us 100 --memory-cases 100000 --max-peak-mb 20
+    python bench/bench_yaml.py --cases 5000 --rounds 7 --memory-cases 0 --side /tmp/before/src
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import io
+import os
 import random
 import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
-
-from eunomia.exports._yaml import (
-    DUMP_OPTIONS,
-    SuiteYaml,
-    case_yaml,
-    libyaml_case_yaml,
-    slow_case_yaml,
-)
 
 CATEGORIES = ("summarization", "general_knowledge", "instruction_following",
               "common_sense_reasoning", "ethical_reasoning", "inference_speed")
@@ -143,48 +143,7 @@ def cases(count: int, seed: int = 7) -> Iterator[dict[str, Any]]:
         yield make_case(rng, i)
 
 
-class LibyamlDumper(yaml.CSafeDumper):
-    """libyaml alone: ``CSafeDumper`` with the same representer (``|`` for multi-line)."""
-
-
-LibyamlDumper.add_representer(
-    str, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v,
-                                         style="|" if "\n" in v else None))
-
-
-def csafe_case_yaml(case: Any) -> tuple[str, bool]:
-    text: str = yaml.dump([case], Dumper=LibyamlDumper, **DUMP_OPTIONS)
-    ended = text.endswith("\n...\n")
-    return (text[:-4] if ended else text), ended
-
-
-def today() -> Callable[[Any], tuple[str, bool]] | None:
-    """The hand-written emitter's ``case_yaml`` (wherever the restructuring put it), if it
-    is still there."""
-    for name in ("eunomia.exports._yaml_legacy", "eunomia.exports._task_files"):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        hand_written: Callable[[Any], tuple[str, bool]] | None = getattr(
-            module, "case_yaml", None)
-        if hand_written is not None and hasattr(module, "_CaseEmitter"):
-            print(f"today: {name}.case_yaml")
-            return hand_written
-    print("today: the hand-written emitter is gone; row left out")
-    return None
-
-
-def per_case_us(write: Callable[[Any], object], corpus: list[dict[str, Any]],
-                rounds: int) -> float:
-    """CPU µs per case: the best of ``rounds`` passes over the corpus."""
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.process_time()
-        for case in corpus:
-            write(case)
-        best = min(best, time.process_time() - start)
-    return 1e6 * best / len(corpus)
+LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Null:
@@ -192,14 +151,64 @@ class _Null:
         return len(text)
 
 
+def _writer(out: Any, top_level: dict[str, Any]) -> Any:
+    from eunomia.exports import SuiteYaml
+
+    return SuiteYaml(out, "mapping", top_level)
+
+
+def suite_yaml_us(corpus: list[dict[str, Any]]) -> float:
+    """CPU µs per case of one pass of ``SuiteYaml`` over the corpus."""
+    writer = _writer(_Null(), {"metadata": {"name": "bench", "version": "1.0"}})
+    start = time.process_time()
+    for case in corpus:
+        writer.add(case)
+    writer.close()
+    return 1e6 * (time.process_time() - start) / len(corpus)
+
+
+def yaml_dump_us(corpus: list[dict[str, Any]]) -> float:
+    """CPU µs per case of ``yaml.dump`` with the exports' dumper, a chunk at a time."""
+    from eunomia.exports._yaml import CASES_TOGETHER, DUMP_OPTIONS, Dumper
+
+    start = time.process_time()
+    for at in range(0, len(corpus), CASES_TOGETHER):
+        _Null().write(yaml.dump(corpus[at:at + CASES_TOGETHER], Dumper=Dumper,
+                                **DUMP_OPTIONS))
+    return 1e6 * (time.process_time() - start) / len(corpus)
+
+
+def _written(corpus: list[dict[str, Any]], top: dict[str, Any]) -> str:
+    out = io.StringIO()
+    writer = _writer(out, top)
+    for case in corpus:
+        writer.add(case)
+    writer.close()
+    return out.getvalue()
+
+
+def check(corpus: list[dict[str, Any]]) -> list[str]:
+    """What is wrong with the text ``SuiteYaml`` writes of ``corpus`` (nothing: [])."""
+    from eunomia.exports import dump_yaml
+
+    top = {"metadata": {"name": "bench", "version": "1.0"}}
+    text = _written(corpus, top)
+    wrong = []
+    if yaml.load(text, Loader=LOADER) != {**top, "test_cases": corpus}:
+        wrong.append("the text written does not read back as the data")
+    if text != dump_yaml({**top, "test_cases": corpus}):
+        wrong.append("the text written is not yaml.dump's")
+    return wrong
+
+
 def stream_memory(count: int, folder: Path) -> tuple[float, float, float, int]:
-    """Stream ``count`` generated cases into a file through :class:`SuiteYaml`:
+    """Stream ``count`` generated cases into a file through ``SuiteYaml``:
     (tracemalloc peak MB, peak RSS MB, CPU µs per case including generation, bytes)."""
     path = folder / "suite.yaml"
     tracemalloc.start()
     start = time.process_time()
     with path.open("w", encoding="utf-8") as out:
-        writer = SuiteYaml(out, "mapping", {"metadata": {"name": "bench", "version": "1.0"}})
+        writer = _writer(out, {"metadata": {"name": "bench", "version": "1.0"}})
         for case in cases(count, seed=11):
             writer.add(case)
         writer.close()
@@ -210,17 +219,67 @@ def stream_memory(count: int, folder: Path) -> tuple[float, float, float, int]:
     return peak / 2**20, rss, 1e6 * cpu / count, path.stat().st_size
 
 
+def corpus_of(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The cases timed: generated, or those of ``--from`` (a suite or a result file)."""
+    if args.source is None:
+        return list(cases(args.cases))
+    data = yaml.load(args.source.read_text(encoding="utf-8"), Loader=LOADER)
+    found = data.get("test_cases") if isinstance(data, dict) else data
+    assert isinstance(found, list), f"{args.source}: no list of cases"
+    return found[:args.cases]
+
+
+def _child(args: argparse.Namespace) -> int:
+    """One timed pass of this interpreter's ``eunomia`` (``--child``): prints µs per case."""
+    corpus = corpus_of(args)
+    suite_yaml_us(corpus[:200])  # warm: imports, the first chunk
+    print(f"{suite_yaml_us(corpus):.2f}")
+    return 0
+
+
+def _summary(name: str, values: list[float]) -> str:
+    return (f"{name}: min {min(values):.1f} median {statistics.median(values):.1f} µs/case "
+            f"over {len(values)} rounds ({', '.join(f'{v:.1f}' for v in values)})")
+
+
+def _sides(args: argparse.Namespace) -> int:
+    """Interleaved rounds of this checkout and each ``--side``, a child process each."""
+    here = str(Path(__file__).resolve().parents[1] / "src")
+    sides = [here, *(str(Path(s).resolve()) for s in args.side)]
+    found: dict[str, list[float]] = {s: [] for s in sides}
+    for _ in range(args.rounds):
+        for side in sides:
+            env = {**os.environ, "PYTHONPATH": side}
+            given = [] if args.source is None else ["--from", str(args.source)]
+            done = subprocess.run([sys.executable, __file__, "--child", "--cases",
+                                   str(args.cases), *given], env=env, check=True,
+                                  capture_output=True, text=True)
+            found[side].append(float(done.stdout.split()[-1]))
+    for side, values in found.items():
+        print(_summary(f"SuiteYaml of {'this checkout' if side == here else side}", values))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=5000)
-    parser.add_argument("--rounds", type=int, default=3, help="passes timed (the best)")
+    parser.add_argument("--rounds", type=int, default=5, help="passes timed")
     parser.add_argument("--memory-cases", type=int, default=100_000,
                         help="cases streamed for the memory figure (0: none)")
     parser.add_argument("--max-us", type=float, default=None,
-                        help="fail when the new writer takes more µs per case")
+                        help="fail when the writer takes more µs per case")
     parser.add_argument("--max-peak-mb", type=float, default=None,
                         help="fail when the streamed cases' Python allocations peak higher")
+    parser.add_argument("--side", action="append", default=[],
+                        help="the src folder of another checkout, timed beside this one")
+    parser.add_argument("--from", dest="source", type=Path, default=None,
+                        help="time the cases of this suite or result file (at most --cases)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        return _child(args)
+    if args.side:
+        return _sides(args)
     ok = True
     if args.memory_cases:  # first, so that the peak RSS is the stream's, not the corpus's
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -232,38 +291,21 @@ def main() -> int:
         if args.max_peak_mb is not None and peak > args.max_peak_mb:
             print(f"MISS: peak {peak:.1f} > target {args.max_peak_mb} MB")
             ok = False
-
-    corpus = list(cases(args.cases))
-    reference = [slow_case_yaml(c) for c in corpus]
-    ours = [case_yaml(c) for c in corpus]
-    wrong = sum(a != b for a, b in zip(ours, reference, strict=True))
-    by_libyaml = sum(libyaml_case_yaml(c) is not None for c in corpus)
-    csafe_differs = sum(csafe_case_yaml(c) != r for c, r in zip(corpus, reference, strict=True))
-    print(f"corpus: {args.cases} cases, {sum(len(t) for t, _ in reference) / args.cases:.0f} "
-          f"characters of YAML each; new == pyyaml on {args.cases - wrong}, written by "
-          f"libyaml {by_libyaml} (the rest by PyYAML); CSafeDumper alone differs on "
-          f"{csafe_differs}")
-    if wrong:
-        print(f"MISS: the new writer differs from PyYAML on {wrong} cases")
+    corpus = corpus_of(args)
+    for wrong in check(corpus):
+        print(f"MISS: {wrong}")
         ok = False
-    writers: list[tuple[str, Callable[[Any], object]]] = []
-    hand_written = today()
-    if hand_written is not None:
-        if any(hand_written(c) != r for c, r in zip(corpus, reference, strict=True)):
-            print("today: differs from PyYAML")
-        writers.append(("today (hand-written emitter)", hand_written))
-    writers += [("pyyaml (slow_case_yaml)", slow_case_yaml),
-                ("CSafeDumper alone (not the same text)", csafe_case_yaml),
-                ("new (_yaml.case_yaml)", case_yaml)]
-    new_us = 0.0
-    for name, write in writers:
-        rounds = 1 if write is slow_case_yaml else args.rounds
-        us = per_case_us(write, corpus, rounds)
-        print(f"{name}: {us:.1f} µs/case")
-        if write is case_yaml:
-            new_us = us
-    if args.max_us is not None and new_us > args.max_us:
-        print(f"MISS: new {new_us:.1f} > target {args.max_us} µs/case")
+    suite_yaml_us(corpus[:200])  # warm
+    timed: dict[str, list[float]] = {"SuiteYaml": [], "yaml.dump a chunk at a time": []}
+    for _ in range(args.rounds):
+        timed["SuiteYaml"].append(suite_yaml_us(corpus))
+        timed["yaml.dump a chunk at a time"].append(yaml_dump_us(corpus))
+    print(f"corpus: {len(corpus)} cases, written as yaml.dump writes them and read back")
+    for name, values in timed.items():
+        print(_summary(name, values))
+    us = statistics.median(timed["SuiteYaml"])
+    if args.max_us is not None and us > args.max_us:
+        print(f"MISS: SuiteYaml {us:.1f} > target {args.max_us} µs/case")
         ok = False
     return 0 if ok else 1
 

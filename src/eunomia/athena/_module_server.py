@@ -29,6 +29,7 @@ from eunomia.apollon import parse_diagram
 from eunomia.athena._contract import AthenaFeedback, FeedbackRequest, LLMRequestUsage
 from eunomia.errors import join_key
 from eunomia.scheduler import CallError
+from eunomia.serving import http_url, start_app
 
 GradeFunction = Callable[
     [FeedbackRequest], Awaitable[tuple[list[AthenaFeedback], list[LLMRequestUsage]]]
@@ -165,8 +166,7 @@ def create_module_app(
 
 def module_url(host: str, port: int) -> str:
     """The feedback URL of a module listening on ``host:port``."""
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}{MODULE_PATH}"
+    return http_url(host, port, MODULE_PATH)
 
 
 async def start_module_server(
@@ -176,13 +176,5 @@ async def start_module_server(
 
     Returns the runner (``await runner.cleanup()`` stops it) and the feedback URL.
     """
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port)
-    try:
-        await site.start()
-    except BaseException:
-        await runner.cleanup()
-        raise
-    real_port = int(runner.addresses[0][1])
+    runner, real_port = await start_app(app, host, port)
     return runner, module_url(host, real_port)

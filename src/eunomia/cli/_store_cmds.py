@@ -13,9 +13,9 @@ from rich.table import Table
 from eunomia import defaults
 from eunomia.cli._common import console
 from eunomia.errors import EunomiaError
+from eunomia.exports import FORMATS
 
 if TYPE_CHECKING:
-    from eunomia.run import Format
     from eunomia.store import RunStore
 
 
@@ -63,17 +63,10 @@ def runs(
         db.close()
 
 
-class ExportFormat(StrEnum):
-    """What ``eunomia export`` writes."""
-
-    csv = "csv"
-    jsonl = "jsonl"
-    junit = "junit"
-    md = "md"
-
-
-_FORMATS: "dict[ExportFormat, Format]" = {ExportFormat.jsonl: "jsonl",
-                                      ExportFormat.junit: "junit", ExportFormat.md: "md"}
+# built from the registry (mypy reads only literal members, hence the ignore)
+ExportFormat = StrEnum("ExportFormat", {n: n for n in ("csv", *FORMATS)})  # type: ignore[misc]
+"""What ``eunomia export`` writes: the run's files again, or a format of ``FORMATS``."""
+_CSV = ExportFormat("csv")
 
 
 def export(
@@ -82,14 +75,14 @@ def export(
     store: Annotated[Path | None, typer.Option(
         help="Run store (SQLite).", show_default="<results>/eunomia.db")] = None,
     output: Annotated[Path | None, typer.Option(
-        help="csv: write the files under this folder instead of the results folder; jsonl, "
-             "junit, md: the file to write ('-': standard output).",
-        show_default="<results>, or <results>/<run>/cases.jsonl, junit.xml, summary.md")
+        help="csv: write the files under this folder instead of the results folder; "
+             "otherwise the file to write ('-': standard output).",
+        show_default="<results>, or " + ", ".join(f"<results>/<run>/{f.file}"
+                                                  for f in FORMATS.values()))
     ] = None,
     fmt: Annotated[ExportFormat, typer.Option(
-        "--format", help="csv: the run's CSV/JSON result files; jsonl: one JSON object per "
-                         "case and repeat (docs/ci.md); junit: JUnit XML; md: the Markdown "
-                         "summary.")] = ExportFormat.csv,
+        "--format", help="csv: the run's CSV/JSON result files; " + "; ".join(
+            f"{f.name}: {f.about}" for f in FORMATS.values()) + ".")] = _CSV,
     pass_score: Annotated[float | None, typer.Option(
         help="Task runs: a case passes when its mean judge score is at least this (0-5).",
         show_default="3")] = None,
@@ -102,9 +95,9 @@ def export(
     db = _open(results, store)
     try:
         info = db.require_run(run)
-        if fmt is not ExportFormat.csv:
+        if fmt != "csv":
             try:
-                path = export_format(db, info, _FORMATS[fmt], output, results, pass_score)
+                path = export_format(db, info, fmt.value, output, results, pass_score)
             except BrokenPipeError:  # standard output closed early (``| head``): quietly
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 return
@@ -113,7 +106,7 @@ def export(
                           f"{escape(str(path))}", soft_wrap=True)
             return
         if pass_score is not None:
-            raise EunomiaError("--pass-score applies to --format jsonl, junit and md")
+            raise EunomiaError(f"--pass-score applies to --format {', '.join(FORMATS)}")
         exported = export_run(db, info, output or results)
     finally:
         db.close()

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import signal
-
 from aiohttp import web
 
-from eunomia.example_server._app import MODULE_PATH, create_app
-
-
-def _url(host: str, port: int) -> str:
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}{MODULE_PATH}"
+from eunomia import serving
+from eunomia.athena.server import start_module_server
+from eunomia.example_server._app import create_app
 
 
 async def start_example_server(
@@ -23,32 +16,15 @@ async def start_example_server(
 
     Returns the runner (call ``await runner.cleanup()`` to stop) and the feedback URL.
     """
-    runner = web.AppRunner(create_app(secret), access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port)
-    try:
-        await site.start()
-    except BaseException:
-        await runner.cleanup()
-        raise
-    real_port = int(runner.addresses[0][1])
-    return runner, _url(host, real_port)
+    return await start_module_server(create_app(secret), host, port)
 
 
 async def _serve(host: str, port: int, secret: str | None) -> None:
     runner, url = await start_example_server(host, port, secret)
-    print(f"Example feedback server listening on {url} (Ctrl+C to stop)", flush=True)
-    stop = asyncio.Event()
-    with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    try:
-        await stop.wait()
-    finally:
-        await runner.cleanup()
+    serving.say(f"Example feedback server listening on {url} (Ctrl+C to stop)")
+    await serving.until_stopped(runner)
 
 
 def serve_forever(host: str, port: int, secret: str | None) -> None:
     """Serve until Ctrl+C or SIGTERM; prints the feedback URL first."""
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(host, port, secret))
-    print("Example feedback server stopped.", flush=True)
+    serving.serve_forever(_serve(host, port, secret), "Example feedback server stopped.")

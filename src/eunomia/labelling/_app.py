@@ -30,7 +30,7 @@ from eunomia.labelling._http import (
 from eunomia.labelling._pages import render
 from eunomia.labelling._runbook import RunBook
 from eunomia.scenarios._labels import LABELLER_RE
-from eunomia.viewer._app import is_loopback
+from eunomia.serving import http_url, is_loopback
 
 
 def _back_to(value: str) -> str:
@@ -95,8 +95,7 @@ def serve_forever(app_for: Callable[[bool], web.Application], host: str, port: i
     """Serve until interrupted; ``app_for(loopback_only)`` makes the application and
     ``announce`` gets the URL to open, once the server listens."""
     app = app_for(is_loopback(host))
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}/"
+    url = http_url(host, port, "/")
     # said once the address is bound (run_app prints its own line then; ours instead)
     web.run_app(app, host=host, port=port, print=lambda _: announce(url), access_log=None,
                 handle_signals=True)

@@ -23,7 +23,7 @@ from eunomia.errors import EunomiaError
 from eunomia.labelling._pages import NOTE_MAX, case_href, render_error
 from eunomia.report.html import CSP
 from eunomia.scenarios._labels import LABELLER_RE
-from eunomia.viewer._app import is_loopback
+from eunomia.serving import is_loopback
 
 HEADERS = {
     "Content-Security-Policy": CSP,

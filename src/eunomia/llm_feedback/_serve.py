@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import signal
 from pathlib import Path
 
 from aiohttp import web
 
-from eunomia import defaults
+from eunomia import defaults, serving
 from eunomia.athena.server import create_module_app, start_module_server
 from eunomia.llm_feedback._engine import FeedbackEngine
 from eunomia.llm_feedback._prompt import PromptTemplates
@@ -48,19 +45,13 @@ async def _serve(
     try:
         load = getattr(model, "load", None)
         if load is not None:  # in-process models: load before the first request
-            print(f"Loading {resolved.spec} ...", flush=True)
+            serving.say(f"Loading {resolved.spec} ...")
             await load()
         engine = FeedbackEngine(model, templates, settings=resolved.settings)
         runner, url = await start_engine_server(engine, host, port, secret=secret)
-        print(f"Eunomia feedback module ({resolved.spec}) listening on {url} "
-              "(Ctrl+C to stop)", flush=True)
-        stop = asyncio.Event()
-        with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-        try:
-            await stop.wait()
-        finally:
-            await runner.cleanup()
+        serving.say(f"Eunomia feedback module ({resolved.spec}) listening on {url} "
+                    "(Ctrl+C to stop)")
+        await serving.until_stopped(runner)
     finally:
         await model.close()
 
@@ -73,6 +64,5 @@ def serve_forever(
     prompt_dir: Path | None = None,
 ) -> None:
     """Serve the engine on ``spec`` until Ctrl+C or SIGTERM."""
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(spec, host, port, secret, prompt_dir))
-    print("Eunomia feedback module stopped.", flush=True)
+    serving.serve_forever(_serve(spec, host, port, secret, prompt_dir),
+                          "Eunomia feedback module stopped.")

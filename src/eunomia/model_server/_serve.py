@@ -3,18 +3,15 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import ipaddress
-import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from aiohttp import web
 
-from eunomia import defaults
+from eunomia import defaults, serving
 from eunomia.model_server._app import create_app
 from eunomia.model_server._served import ServedModel
+from eunomia.serving import is_loopback as is_loopback
 
 DEFAULT_HOST = defaults.MODEL_SERVER_HOST
 DEFAULT_PORT = defaults.MODEL_SERVER_PORT
@@ -26,20 +23,9 @@ SHUTDOWN_GRACE_S = 5.0
 model stops generating) instead of holding the stop for minutes."""
 
 
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names this machine only (``localhost``, 127.0.0.0/8, ``::1``)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def base_url(host: str, port: int) -> str:
     """The OpenAI base URL clients are given (``.../v1``)."""
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}/v1"
+    return serving.http_url(host, port, "/v1")
 
 
 async def start_model_server(
@@ -57,16 +43,9 @@ async def start_model_server(
     client disconnects is cancelled (the model stops generating for it).
     """
     app = create_app(served, api_key=api_key, log=log)
-    runner = web.AppRunner(app, access_log=None, handler_cancellation=True,
-                           shutdown_timeout=SHUTDOWN_GRACE_S)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port)
-    try:
-        await site.start()
-    except BaseException:
-        await runner.cleanup()
-        raise
-    return runner, base_url(host, int(runner.addresses[0][1]))
+    runner, real_port = await serving.start_app(app, host, port, handler_cancellation=True,
+                                                shutdown_timeout=SHUTDOWN_GRACE_S)
+    return runner, base_url(host, real_port)
 
 
 def served_model(spec: str, aliases: Sequence[str] = (), *,
@@ -91,13 +70,7 @@ async def _serve(served: ServedModel, host: str, port: int, api_key: str | None,
         runner, url = await start_model_server(served, host, port, api_key=api_key, log=log)
         names = ", ".join(served.ids)
         announce(f"Serving {names} on {url} (OpenAI chat completions; Ctrl+C to stop)")
-        stop = asyncio.Event()
-        with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-        try:
-            await stop.wait()
-        finally:
-            await runner.cleanup()
+        await serving.until_stopped(runner)
     finally:
         await served.close()
 
@@ -107,6 +80,5 @@ def serve_forever(served: ServedModel, host: str = DEFAULT_HOST, port: int = DEF
                   log: Callable[[str], None] = print) -> None:
     """Serve until Ctrl+C or SIGTERM. ``announce`` gets the start-up lines, ``log`` one line
     per completion."""
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(served, host, port, api_key, announce, log))
-    announce("Model server stopped.")
+    serving.serve_forever(_serve(served, host, port, api_key, announce, log),
+                          "Model server stopped.", announce)

@@ -1,5 +1,6 @@
-"""The CI-native outputs of a run or a comparison: JSON Lines, JUnit XML and a Markdown summary
-(also appended to ``$GITHUB_STEP_SUMMARY`` when GitHub Actions sets it).
+"""The CI-native outputs of a run or a comparison, each a format of
+:data:`eunomia.exports.FORMATS` (JSON Lines, JUnit XML, a Markdown summary; the summary also
+appended to ``$GITHUB_STEP_SUMMARY`` when GitHub Actions sets it).
 
 What goes in them comes from the kind (``Kind.case_records``: one neutral record per case,
 repeat and target) or from a :class:`eunomia.compare.Comparison`; how each format is written
@@ -10,61 +11,57 @@ is :mod:`eunomia.exports`'. Every path is checked before a run starts, so a typo
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 # a format's writer (exports.JsonlWriter...) is imported when first used: asked for only
 from eunomia import defaults, exports
 from eunomia.bounds import check_url
 from eunomia.errors import EunomiaError
-from eunomia.exports import Output
+from eunomia.exports import FORMATS, Output
+from eunomia.exports import Format as Format  # (eunomia.run's too)
 from eunomia.kinds import Exported, Kind, kind_named
 from eunomia.run._engine import RunReport
 from eunomia.store import RunInfo, RunStore
 
 if TYPE_CHECKING:
     from eunomia.compare import Comparison
-    from eunomia.exports import (
-        Headline,
-        JsonlWriter,
-        RecordDigest,
-        RecordsJUnit,
-        ResultRecord,
-        RunHeader,
-        TextSink,
-    )
+    from eunomia.exports import Headline, RecordDigest, RecordSink, RunHeader, TextSink
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 """GitHub Actions' file of the step's Markdown summary (appended to)."""
 STDOUT = "-"
-Format = Literal["jsonl", "junit", "md"]
-DEFAULT_NAMES: dict[Format, str] = {"jsonl": "cases.jsonl", "junit": "junit.xml",
-                                    "md": "summary.md"}
+DEFAULT_NAMES: dict[str, str] = {name: f.file for name, f in FORMATS.items()}
 """Where ``eunomia export RUN --format F`` writes without ``--output``: in the run's folder."""
 
 
 class CiOutputs(BaseModel):
-    """The outputs asked for on the command line (``--junit``, ``--summary-md``,
-    ``--jsonl``, ``--pass-score``) and the step summary file from the environment."""
+    """The outputs asked for on the command line (a file per format: ``--junit``,
+    ``--summary-md``, ``--jsonl``; ``--pass-score``) and the step summary file from the
+    environment."""
 
     model_config = ConfigDict(frozen=True)
 
-    junit: Path | None = None
-    summary_md: Path | None = None
-    jsonl: Path | None = None
+    files: dict[str, Path] = Field(default_factory=dict)
+    """Format name -> the file to write it to."""
     pass_score: float | None = None
     step_summary: Path | None = None
 
     @property
     def wanted(self) -> bool:
-        return any(p is not None for p in (self.junit, self.summary_md, self.jsonl,
-                                           self.step_summary))
+        return bool(self.files) or self.step_summary is not None
+
+    def formats(self) -> list[Format]:
+        """The formats to write, in :data:`FORMATS` order (a step summary's too)."""
+        return [f for name, f in FORMATS.items() if name in self.files
+                or (f.step_summary and self.step_summary is not None)]
 
 
 def check_output_file(option: str, path: Path) -> None:
@@ -84,22 +81,27 @@ def check_output_file(option: str, path: Path) -> None:
         raise EunomiaError(f"{option} {path}: cannot write in {folder} (permission denied)")
 
 
-def ci_outputs(*, junit: Path | None = None, summary_md: Path | None = None,
-               jsonl: Path | None = None, pass_score: float | None = None) -> CiOutputs:
-    """The outputs of a command, every path checked (with ``$GITHUB_STEP_SUMMARY``)."""
-    given = [(o, p) for o, p in (("--junit", junit), ("--summary-md", summary_md),
-                                 ("--jsonl", jsonl)) if p is not None]
-    for option, path in given:
-        check_output_file(option, path)
+def ci_outputs(*, pass_score: float | None = None, **files: Path | None) -> CiOutputs:
+    """The outputs of a command, every path checked (with ``$GITHUB_STEP_SUMMARY``). The
+    files are given by their formats' option names (``junit=``, ``summary_md=``,
+    ``jsonl=``: :attr:`eunomia.exports.Format.field`)."""
+    by_field = {f.field: f for f in FORMATS.values()}
+    unknown = sorted(set(files) - set(by_field))
+    if unknown:
+        raise TypeError(f"no output format for {', '.join(unknown)}")
+    given = [(f, path) for f in FORMATS.values()
+             if (path := files.get(f.field)) is not None]
+    for f, path in given:
+        check_output_file(f.option, path)
     seen: dict[Path, str] = {}
-    for option, path in given:
-        other = seen.setdefault(path.absolute(), option)
-        if other != option:
-            raise EunomiaError(f"{other} and {option} name the same file {path}")
+    for f, path in given:
+        other = seen.setdefault(path.absolute(), f.option)
+        if other != f.option:
+            raise EunomiaError(f"{other} and {f.option} name the same file {path}")
     step = os.environ.get(STEP_SUMMARY_ENV, "").strip()
     if step:
         check_output_file(f"${STEP_SUMMARY_ENV}", Path(step))
-    return CiOutputs(junit=junit, summary_md=summary_md, jsonl=jsonl, pass_score=pass_score,
+    return CiOutputs(files={f.name: path for f, path in given}, pass_score=pass_score,
                      step_summary=Path(step) if step else None)
 
 
@@ -151,39 +153,45 @@ def headlines(kind: Kind, exported: Sequence[Exported]) -> list[Headline]:
                              e.warnings, e.figures) for e in exported]
 
 
+def _facts(kind: Kind, run: RunInfo, exported: Sequence[Exported], outputs: CiOutputs,
+           results_dir: Path) -> exports.RunFacts:
+    def summary(digest: RecordDigest, threshold: float | None) -> str:
+        return exports.run_summary(run_header(kind, run, results_dir, threshold),
+                                   kind.columns, headlines(kind, exported), digest)
+
+    return exports.RunFacts(run.name, len(run.targets), int(run.settings.get("repeats", 1)),
+                            outputs.pass_score, summary)
+
+
 def write_outputs(store: RunStore, run: RunInfo, exported: Sequence[Exported],
                   outputs: CiOutputs, results_dir: Path) -> list[Path]:
     """Write the outputs asked for of a finished (or interrupted) run, from the store, in one
-    pass over its cases; append the Markdown summary to the step summary. The files
-    written (the step summary last, when appended)."""
+    pass over its cases; append the step summary's format to it. The files written (the
+    step summary last, when appended)."""
     if not outputs.wanted:
         return []
     kind = kind_named(run.kind)
     records = kind.case_records(store, run, outputs.pass_score)
-    digest = exports.RecordDigest()
+    facts = _facts(kind, run, exported, outputs, results_dir)
     written: list[Path] = []
-    first: ResultRecord | None = None
+    texts: list[tuple[Format, io.StringIO]] = []
     with contextlib.ExitStack() as stack:
-        sinks: list[JsonlWriter | RecordsJUnit | RecordDigest] = [digest]
-        if outputs.jsonl is not None:
-            sinks.append(exports.JsonlWriter(stack.enter_context(_sink(outputs.jsonl))))
-            written.append(outputs.jsonl)
-        if outputs.junit is not None:
-            sinks.append(exports.RecordsJUnit(stack.enter_context(_sink(outputs.junit)),
-                                              run.name, targets=len(run.targets),
-                                              repeats=int(run.settings.get("repeats", 1))))
-            written.append(outputs.junit)
+        sinks: list[RecordSink] = []
+        for f in outputs.formats():
+            if f.step_summary and outputs.step_summary is not None:
+                text = io.StringIO()  # written to its file and appended once complete
+                texts.append((f, text))
+                sinks.append(f.run(text, facts))
+            else:
+                sinks.append(f.run(stack.enter_context(_sink(outputs.files[f.name])), facts))
+                written.append(outputs.files[f.name])
         for record in records:
-            first = first or record
             for sink in sinks:
                 sink.add(record)
         for sink in sinks:
             sink.close()
-    if outputs.summary_md is not None or outputs.step_summary is not None:
-        threshold = first.pass_score if first is not None else outputs.pass_score
-        text = exports.run_summary(run_header(kind, run, results_dir, threshold),
-                                   kind.columns, headlines(kind, exported), digest)
-        written += _write_markdown(text, outputs)
+    for f, text in texts:
+        written += _write_step_summary(f, text.getvalue(), outputs)
     return written
 
 
@@ -200,12 +208,15 @@ def write_report_outputs(report: RunReport, outputs: CiOutputs,
         store.close()
 
 
-def _write_markdown(text: str, outputs: CiOutputs) -> list[Path]:
+def _write_step_summary(f: Format, text: str, outputs: CiOutputs) -> list[Path]:
+    """``text`` of a step summary's format: to its file when asked, appended to the step
+    summary."""
     written: list[Path] = []
-    if outputs.summary_md is not None:
-        with _sink(outputs.summary_md) as out:
+    path = outputs.files.get(f.name)
+    if path is not None:
+        with _sink(path) as out:
             out.write(text)
-        written.append(outputs.summary_md)
+        written.append(path)
     if outputs.step_summary is not None:
         try:
             with outputs.step_summary.open("a", encoding="utf-8") as fh:
@@ -217,39 +228,42 @@ def _write_markdown(text: str, outputs: CiOutputs) -> list[Path]:
     return written
 
 
-def export_format(store: RunStore, run: RunInfo, fmt: Format, output: Path | None,
+def export_format(store: RunStore, run: RunInfo, fmt: str, output: Path | None,
                   results_dir: Path, pass_score: float | None = None) -> Path:
-    """``eunomia export RUN --format jsonl|junit|md``: one file (``-``: standard output),
-    by default ``<results>/<run>/cases.jsonl``, ``junit.xml`` or ``summary.md``."""
-    path = output or results_dir / run.name / DEFAULT_NAMES[fmt]
+    """``eunomia export RUN --format F`` (a format of :data:`eunomia.exports.FORMATS`): one
+    file (``-``: standard output), by default its file in the run's folder
+    (``<results>/<run>/cases.jsonl``, ``junit.xml``, ``summary.md``)."""
+    f = FORMATS[fmt]
+    path = output or results_dir / run.name / f.file
     if str(path) != STDOUT:
         check_output_file("--output", path)
-    kind = kind_named(run.kind)
-    if fmt == "md":
-        # the summaries the Markdown shows (baseline, warnings...) come from an export,
-        # written to a scratch folder: the run's own files are left as they are
-        with tempfile.TemporaryDirectory(prefix="eunomia-md-") as scratch:
-            exported = kind.export(store, run, Path(scratch))
-        outputs = CiOutputs(summary_md=path, pass_score=pass_score)
-        write_outputs(store, run, exported, outputs, results_dir)
-        return path
-    outputs = CiOutputs(jsonl=path if fmt == "jsonl" else None,
-                        junit=path if fmt == "junit" else None, pass_score=pass_score)
-    write_outputs(store, run, [], outputs, results_dir)
+    exported: list[Exported] = []
+    if f.summaries:
+        # the summaries it shows (baseline, warnings...) come from an export, written to a
+        # scratch folder: the run's own files are left as they are
+        with tempfile.TemporaryDirectory(prefix="eunomia-export-") as scratch:
+            exported = kind_named(run.kind).export(store, run, Path(scratch))
+    write_outputs(store, run, exported, CiOutputs(files={fmt: path}, pass_score=pass_score),
+                  results_dir)
     return path
 
 
 def write_comparison_outputs(comparison: Comparison, outputs: CiOutputs,
                              report: Path | None = None) -> list[Path]:
-    """``eunomia compare --junit/--summary-md`` (and the step summary)."""
+    """``eunomia compare --junit/--summary-md`` (and the step summary): each format with a
+    comparison writer."""
+    where = None if report is None else _report_text(
+        report, f"eunomia report {comparison.a.name} --compare {comparison.b.name}")
     written: list[Path] = []
-    if outputs.junit is not None:
-        with _sink(outputs.junit) as out:
-            exports.write_comparison_junit(comparison, out)
-        written.append(outputs.junit)
-    if outputs.summary_md is not None or outputs.step_summary is not None:
-        text = exports.comparison_summary(
-            comparison, None if report is None else _report_text(
-                report, f"eunomia report {comparison.a.name} --compare {comparison.b.name}"))
-        written += _write_markdown(text, outputs)
+    for f in outputs.formats():
+        if f.comparison is None:
+            continue
+        if f.step_summary and outputs.step_summary is not None:
+            text = io.StringIO()
+            f.comparison(text, comparison, where)
+            written += _write_step_summary(f, text.getvalue(), outputs)
+        else:
+            with _sink(outputs.files[f.name]) as out:
+                f.comparison(out, comparison, where)
+            written.append(outputs.files[f.name])
     return written

@@ -7,7 +7,7 @@ Load with :func:`load_suites`; ``eunomia.kinds.tasks`` runs them; :func:`summari
 
 from eunomia.tasks._context import CaseContext, assistant, system, user
 from eunomia.tasks._loader import discover, load_suite, load_suites
-from eunomia.tasks._model import CheckSpec, Entry, LoadedCase, TaskCase, TaskSuite, Turn
+from eunomia.tasks._model import Entry, LoadedCase, TaskCase, TaskSuite, Turn
 from eunomia.tasks._records import CaseMeta, CaseRecord
 from eunomia.tasks._result import (
     CallRecord,
@@ -34,16 +34,29 @@ from eunomia.tasks._summary import (
     summarize,
 )
 from eunomia.tasks.categories import TaskCategory, categories, category_for, category_named
-from eunomia.tasks.checks import count_words, run_check, run_checks
+from eunomia.tasks.checks import (
+    CHECKS,
+    Answer,
+    Check,
+    CheckSpec,
+    count_words,
+    register,
+    resolve_check,
+    run_check,
+    run_checks,
+)
 
 __all__ = [
+    "CHECKS",
     "SNAPSHOT_FORMAT",
+    "Answer",
     "CallRecord",
     "CaseContext",
     "CaseMeta",
     "CaseRecord",
     "CaseResult",
     "CaseStatus",
+    "Check",
     "CheckResult",
     "CheckSpec",
     "Entry",
@@ -73,6 +86,8 @@ __all__ = [
     "load_suites",
     "loaded_case",
     "read_suite",
+    "register",
+    "resolve_check",
     "run_check",
     "run_checks",
     "summarize",

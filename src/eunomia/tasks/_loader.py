@@ -37,9 +37,11 @@ from eunomia.tasks._model import Entry, LoadedCase, SuiteFile, TaskCase, TaskSui
 from eunomia.tasks._snapshot import loaded_case
 from eunomia.tasks._stream import Fallback, ItemDoc, Loc, Stream
 from eunomia.tasks.categories import TaskCategory, categories, category_for, category_for_file
+from eunomia.tasks.checks import RESOLVE
 from eunomia.yamlfile import YamlDocument, YamlFileError, read_yaml
 
 Doc = YamlDocument | ItemDoc
+_RESOLVE = {RESOLVE: True}
 
 
 def _diag(doc: Doc, loc: Loc, message: str,
@@ -136,8 +138,8 @@ class _Checker:
             self._report(found)
             self._skip(index, _usable_name(item, fallback), found[0].message)
             return None
-        try:
-            case = TaskCase.model_validate(item)
+        try:  # (checks of your own are imported now, so a bad one is said here)
+            case = TaskCase.model_validate(item, context=_RESOLVE)
         except ValidationError as exc:
             found = _validation(doc, loc, exc)
             self._report(found)

@@ -8,68 +8,19 @@ written back in the input's key order with the new fields appended.
 
 from __future__ import annotations
 
-import functools
 import json
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Literal, Protocol, overload, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from eunomia import defaults
-from eunomia.bounds import Words, check_text_id
+from eunomia.bounds import check_text_id
+from eunomia.tasks.checks import AnyCheck, Check
 
 Difficulty = Literal["easy", "medium", "hard"]
-
-
-@functools.lru_cache(maxsize=defaults.CHECK_PATTERNS_CACHED)
-def check_pattern(regex: str) -> re.Pattern[str]:
-    """A ``regex`` check's pattern as it is matched (ignoring case, ``^``/``$`` per line),
-    compiled once for the loading pass, the run and the export (a suite's cases are read in
-    several passes; the ``re`` module's own cache holds 512 patterns)."""
-    return re.compile(regex, re.IGNORECASE | re.MULTILINE)
-
-
-class CheckSpec(BaseModel):
-    """One deterministic check on an answer; exactly one of the fields is set.
-
-    ``{contains: "30 days"}``, ``{not_contains: ...}``, ``{regex: "\\d+"}``,
-    ``{max_words: 80}``, ``{min_words: 10}``, ``{json: true}`` (the answer is valid JSON).
-    ``contains`` may be a list: every item must appear. Matching ignores case.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    contains: str | list[str] | None = None
-    not_contains: str | list[str] | None = None
-    regex: str | None = None
-    max_words: Words | None = None
-    min_words: Words | None = None
-    json_valid: bool | None = Field(default=None, alias="json")
-
-    @model_validator(mode="after")
-    def _one(self) -> CheckSpec:
-        values = (("contains", self.contains), ("not_contains", self.not_contains),
-                  ("regex", self.regex), ("max_words", self.max_words),
-                  ("min_words", self.min_words), ("json", self.json_valid))
-        given = [k for k, v in values if v is not None]
-        if len(given) != 1:
-            raise ValueError(
-                "a check needs exactly one of contains, not_contains, regex, max_words, "
-                f"min_words, json (got {', '.join(given) or 'none'})"
-            )
-        if self.regex is not None:
-            try:
-                check_pattern(self.regex)
-            except re.error as exc:
-                raise ValueError(f"invalid regex {self.regex!r}: {exc}") from None
-        return self
-
-    @property
-    def name(self) -> str:
-        return next(k for k, v in self.model_dump(by_alias=True).items() if v is not None)
 
 
 class Turn(BaseModel):
@@ -80,11 +31,11 @@ class Turn(BaseModel):
     user: str
     eval_point: str | None = None
     """What the reply to this turn must get right (judged on this turn)."""
-    check: CheckSpec | list[CheckSpec] | None = None
+    check: AnyCheck | list[AnyCheck] | None = None
     """Deterministic check(s) of the reply to this turn."""
 
     @property
-    def checks(self) -> list[CheckSpec]:
+    def checks(self) -> list[Check]:
         if self.check is None:
             return []
         return list(self.check) if isinstance(self.check, list) else [self.check]
@@ -107,7 +58,7 @@ class TaskCase(BaseModel):
     difficulty_level: Difficulty | None = None
     expected_output_length: int | None = Field(default=None, gt=0, le=defaults.MAX_WORDS)
     conversation: list[Turn] | None = None
-    checks: list[CheckSpec] | None = None
+    checks: list[AnyCheck] | None = None
     human_score: float | None = Field(default=None, ge=0, le=5)
 
     @field_validator("difficulty_level", mode="before")

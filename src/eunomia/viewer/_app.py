@@ -11,7 +11,6 @@ scripts and fetches through its Content-Security-Policy.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -20,12 +19,13 @@ from aiohttp import web
 
 from eunomia.errors import EunomiaError
 from eunomia.report.html import CSP, render_error, render_run_list
+from eunomia.serving import http_url
+from eunomia.serving import is_loopback as is_loopback
 from eunomia.store import RunStore
 from eunomia.viewer._pages import render_comparison, render_run
 
 RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 """The names ``eunomia run`` accepts; anything else is not a run."""
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 _HEADERS = {
     "Content-Security-Policy": CSP,
@@ -40,15 +40,6 @@ STORE_KEY = web.AppKey("store_path", Path)
 LOOPBACK_ONLY_KEY = web.AppKey("loopback_only", bool)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-def is_loopback(host: str) -> bool:
-    if host in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def _page(html: str, status: int = 200) -> web.Response:
@@ -156,7 +147,6 @@ def serve_forever(store_path: Path, host: str, port: int,
                   announce: Callable[[str], None] = print) -> None:
     """Serve until interrupted; ``announce`` gets the URL to open."""
     app = create_app(store_path, loopback_only=is_loopback(host))
-    shown = f"[{host}]" if ":" in host else host
-    announce(f"http://{shown}:{port}/")
+    announce(http_url(host, port, "/"))
     web.run_app(app, host=host, port=port, print=None, access_log=None,
                 handle_signals=True)

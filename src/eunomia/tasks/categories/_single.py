@@ -35,4 +35,5 @@ async def run_single_turn(case: LoadedCase, ctx: CaseContext) -> CaseResult:
         potential_challenges=c.challenges_text, response=answer.text,
     ))
     return CaseResult(kind=case.kind, response=answer.text, verdicts=verdicts,
-                      checks=run_checks(c.checks or [], answer.text), calls=ctx.calls)
+                      checks=run_checks(c.checks or [], answer.text, case.raw_json),
+                      calls=ctx.calls)

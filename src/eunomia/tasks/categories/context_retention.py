@@ -53,9 +53,11 @@ async def run_context_retention(case: LoadedCase, ctx: CaseContext) -> CaseResul
         history.append(assistant(answer.text))
         turns.append(TurnResult(user=turn.user, response=answer.text,
                                 eval_point=turn.eval_point, verdicts=verdicts,
-                                checks=run_checks(turn.checks, answer.text)))
+                                checks=run_checks(turn.checks, answer.text,
+                                                  case.raw_json)))
     return CaseResult(kind=case.kind, response=answer_text, turns=turns,
-                      checks=run_checks(c.checks or [], answer_text), calls=ctx.calls)
+                      checks=run_checks(c.checks or [], answer_text, case.raw_json),
+                      calls=ctx.calls)
 
 
 KIND = register(TaskCategory(

@@ -45,7 +45,7 @@ async def run_inference_speed(case: LoadedCase, ctx: CaseContext) -> CaseResult:
         potential_challenges=c.challenges_text, response=answer.text,
     ))
     return CaseResult(kind=case.kind, response=answer.text, verdicts=verdicts,
-                      checks=run_checks(c.checks or [], answer.text), speed=speed,
+                      checks=run_checks(c.checks or [], answer.text, case.raw_json), speed=speed,
                       calls=ctx.calls)
 
 
