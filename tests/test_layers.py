@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kinds",),
     ("targets", "llm_feedback", "judge", "scoring", "scenarios", "tasks", "exports", "report",
      "compare", "executors", "matrix", "example_server", "model_server"),
-    ("models", "athena", "pricing", "store", "scheduler"),
+    ("models", "athena", "pricing", "store", "scheduler", "metering"),
     ("apollon", "stats", "files", "errors", "bounds", "defaults", "yamlfile", "jsonbody",
      "templates", "lazy", "__init__"),
 )
