@@ -1,6 +1,7 @@
 """Scoring: per test case (SGI comparison) and across the cases of a scenario."""
 
 from eunomia.scoring._consistency import CaseConsistency, ConsistencySummary, case_consistency
+from eunomia.scoring._metered import metering_json
 from eunomia.scoring._outcome import CaseOutcome, CaseStatus, build_outcome
 from eunomia.scoring._sgi import CaseScore, CriterionResult, MismatchPair, score_case
 from eunomia.scoring._summary import (
@@ -24,5 +25,6 @@ __all__ = [
     "ScenarioSummary",
     "build_outcome",
     "case_consistency",
+    "metering_json",
     "score_case",
 ]

@@ -26,7 +26,13 @@ from eunomia.exports import FileWriter, write_csv
 from eunomia.files import write_text_atomic
 from eunomia.pricing import CostSummary, cost_disagrees
 from eunomia.scenarios import Instruction, Scenario
-from eunomia.scoring import CaseConsistency, CaseOutcome, ConsistencySummary, ScenarioSummary
+from eunomia.scoring import (
+    CaseConsistency,
+    CaseOutcome,
+    ConsistencySummary,
+    ScenarioSummary,
+    metering_json,
+)
 
 CASE_COLUMNS = (
     "Test Case",
@@ -136,6 +142,8 @@ def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
         out["cost"]["reported_by_system"] = outcome.reported_cost
         out["cost"]["disagrees_with_reported"] = cost_disagrees(outcome.reported_cost,
                                                                 outcome.cost.total_cost)
+    if outcome.metered is not None:  # the calls metered on the wire, and the system's count
+        out["cost"]["metered"] = metering_json(outcome.metered, outcome.reported_tokens)
     if s is not None and s.labelled:
         out["criteria_results"] = [
             {
