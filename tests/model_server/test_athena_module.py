@@ -68,11 +68,11 @@ def in_process(body: dict[str, Any]) -> str:
 
 
 def test_real_module_on_the_embedded_model(tmp_path: Path) -> None:
-    ensure_setup()
+    ensure_setup("legacy")
     results = tmp_path / "results"
     with (serving_in_thread(json_object_schema=ATHENA_FEEDBACK_SCHEMA) as url,
           RecordingProxy(url.removesuffix("/v1")).in_thread() as proxy,
-          started_peer(tmp_path, types.SimpleNamespace(url=proxy.url + "/v1")) as peer):  # type: ignore[arg-type]
+          started_peer(tmp_path, types.SimpleNamespace(url=proxy.url + "/v1"), "legacy") as peer):  # type: ignore[arg-type]
         proc = run_cli("run", EXAMPLE, "--target", f"athena:{peer.module_url}", "--case", CASE,
                        "--results", results, "--run-name", "x", "--retries", "0",
                        "--no-cache", "--timeout", "900", cwd=tmp_path,
