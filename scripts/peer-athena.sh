@@ -14,7 +14,8 @@
 #   scripts/peer-athena.sh status    what runs where
 #   scripts/peer-athena.sh env       export lines for `eval`: ATHENA_SECRET and the URLs
 #   scripts/peer-athena.sh run [EUNOMIA RUN ARGS...]
-#                                    setup, start, `eunomia run ARGS --target athena:<module URL>`, stop
+#                                    setup, start, `eunomia run ARGS --target athena:<module URL>`
+#                                    (metered at the LLM URL when it is an eunomia serve-model), stop
 #   scripts/peer-athena.sh venv      print the folder of the set-up venvs (empty until `setup`)
 #
 # Every command takes --legacy (or ATHENA_PEER_VERSION=legacy): the legacy version, with its own
@@ -559,8 +560,14 @@ do_run() {
     do_start
     trap do_stop EXIT
     local sec; sec="$(secret)"
-    ATHENA_SECRET="$sec" "$ROOT/.venv/bin/eunomia" run "${eunomia_args[@]}" \
-        --target "athena:http://$HOST:$MODULE_PORT/feedback_suggestions"
+    # An `eunomia serve-model` as the LLM records every call: meter the run's LLM traffic
+    # there (the current module reports no usage of its own).
+    local target="athena:http://$HOST:$MODULE_PORT/feedback_suggestions" usage="${LLM_URL%/v1}"
+    if curl -fsS --max-time 10 "$usage/eunomia/usage?after=0&since=0" >/dev/null 2>&1; then
+        log "metering the module's LLM calls at $usage/eunomia/usage"
+        target="$target?llm_usage=$usage"
+    fi
+    ATHENA_SECRET="$sec" "$ROOT/.venv/bin/eunomia" run "${eunomia_args[@]}" --target "$target"
 }
 
 cmd="${1:-}"
@@ -573,5 +580,5 @@ case "$cmd" in
     env) do_env ;;
     run) do_run "$@" ;;
     venv) check_python; d="$(venv_dir)"; if [ -f "$d/.complete" ]; then echo "$d"; fi ;;
-    *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || [ "$cmd" = help ] || exit 2 ;;
+    *) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || [ "$cmd" = help ] || exit 2 ;;
 esac
