@@ -241,3 +241,15 @@ def test_target_options_are_checked() -> None:
     assert isinstance(metered, MeteredTarget) and isinstance(metered.inner, AthenaTarget)
     assert metered.inner.graded and metered.usage_url == "http://127.0.0.1:8000/eunomia/usage"
     assert not isinstance(build_target("baseline:default", config), MeteredTarget)
+
+
+def test_metering_refuses_a_remote_executor(scenario: Scenario) -> None:
+    import types
+
+    from eunomia.executors import target_work
+    from eunomia.scheduler import RetryPolicy
+
+    target = build_target("athena:http://h/f?llm_usage=http://127.0.0.1:8000", TargetConfig())
+    remote = types.SimpleNamespace(remote=True, name="ray")
+    with pytest.raises(EunomiaError, match="needs the local executor"):
+        target_work(target, [scenario], RetryPolicy(), remote, None)  # type: ignore[arg-type]
