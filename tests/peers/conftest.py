@@ -18,8 +18,6 @@ behind a skip.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import os
 import secrets
@@ -38,8 +36,9 @@ import pytest
 from aiohttp import web
 from tests.support.athena_llm_standin import AthenaLLMStandin
 from tests.support.local_app import LocalApp
+from tests.support.served_thread import served_in_thread
 
-from eunomia.model_server import Upstream, start_model_server
+from eunomia.model_server import Upstream
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "peer-athena.sh"
@@ -230,30 +229,12 @@ def started_peer(tmp: Path, standin: AthenaLLMStandin, version: str = "current",
 def serving_relay(upstream: str) -> Iterator[str]:
     """``eunomia serve-model --upstream <upstream>`` in a thread (its own event loop); yields
     its base URL (``.../v1``)."""
-    loop = asyncio.new_event_loop()
-    started: concurrent.futures.Future[tuple[web.AppRunner, str]] = concurrent.futures.Future()
-    served = Upstream(upstream)
 
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-        try:
-            started.set_result(loop.run_until_complete(start_model_server(served)))
-        except BaseException as exc:  # pragma: no cover - reported below
-            started.set_exception(exc)
-            return
-        loop.run_forever()
+    async def make() -> Upstream:
+        return Upstream(upstream)
 
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    runner, url = started.result(timeout=30)
-    try:
+    with served_in_thread(make, start_timeout=30) as url:
         yield url
-    finally:
-        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(30)
-        asyncio.run_coroutine_threadsafe(served.close(), loop).result(30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(30)
-        loop.close()
 
 
 @pytest.fixture(scope="session")
