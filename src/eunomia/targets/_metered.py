@@ -46,9 +46,13 @@ class MeteredTarget:
 
     async def open(self) -> None:
         if self._meter is None:
-            self._meter = UsageMeter(UsageSource(self.usage_url))
-            await self._meter.open()
-            self.totals = None
+            meter = UsageMeter(UsageSource(self.usage_url))
+            try:
+                await meter.open()
+            except BaseException:
+                await meter.close()
+                raise
+            self._meter, self.totals = meter, None
         await self.inner.open()
 
     async def close(self) -> None:
