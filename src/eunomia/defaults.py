@@ -218,7 +218,8 @@ JUDGE_REPEAT_TEMPERATURE: Final = 0.7
 the K scorings would be identical and their agreement says nothing."""
 
 TARGET_SPECS: Final = ("athena, athena:<url>, example, llm:<model spec>, http:<name>, "
-                       "baseline:default or baseline:constant")
+                       "baseline:default or baseline:constant; athena and http take options "
+                       "after ?: graded=false, llm_usage=<serve-model URL>")
 """The systems under test ``--target`` names (help and error messages)."""
 
 CACHE_FRESH_KEYS_MAX: Final = 1_000_000
