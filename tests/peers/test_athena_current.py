@@ -309,6 +309,9 @@ def test_facts_about_the_current_version(athena_current: AthenaPeer) -> None:
     request = call.request_json
     assert request["response_format"] == {"type": "json_object"}
     assert request["model"] == ANSWER_MODEL
+    # up to 4,000 answer tokens, asked as max_completion_tokens (the legacy module: max_tokens
+    # 1,000)
+    assert (request.get("max_completion_tokens"), request.get("max_tokens")) == (4000, None)
     system = request["messages"][0]["content"]
     assert '"element_name"' in system and '"element_names"' not in system
     # It returns the instruction ids the LLM chose, and no usage.
