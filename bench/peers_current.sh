@@ -8,7 +8,7 @@
 #     MODEL   an embedded model (qwen2.5-coder-0.5b, qwen2.5-coder-1.5b...)
 #     SCHEMA  a JSON schema file every json_object answer follows (--json-object-schema),
 #             or "none"
-#   e.g. bench/peers_current.sh /tmp/b05 qwen2.5-coder-0.5b bench/peers/athena-2.7-feedback-bounded.schema.json \
+#   e.g. bench/peers_current.sh /tmp/b05 qwen2.5-coder-0.5b examples/athena/feedback-schema.json \
 #            examples/scenarios/project_management --run-name example
 # Variables: EUNOMIA (the command, default .venv/bin/eunomia), GRADED (true; false sends
 # isGraded false), SERVE_ARGS (more serve-model options).
