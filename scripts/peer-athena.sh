@@ -1,29 +1,40 @@
 #!/usr/bin/env bash
-# The real Athena modeling module (ls1intum/Athena, module_modeling_llm) and its module manager,
-# run beside Eunomia on 127.0.0.1, offline (PyPI is the only thing reached, and only by `setup`).
-# Documentation: docs/peer-athena.md.
+# The real Athena modeling module (module_modeling_llm) and its module manager, run beside
+# Eunomia on 127.0.0.1, offline (PyPI is the only thing reached, and only by `setup`).
+# By default the CURRENT Athena (ls1intum/edutelligence athena/, release 2.7: it returns the
+# structured grading instruction ids); with --legacy the 2024 version (ls1intum/Athena a373df28,
+# which drops them). Documentation: docs/peer-athena.md.
 #
 #   scripts/peer-athena.sh setup     build the Python 3.11 venvs of the module and the manager, once
 #                                    (cached by the hash of Athena's lock files and sources)
-#   scripts/peer-athena.sh start     write the .env files, start the module (and the manager), wait
-#                                    until they answer; needs an OpenAI-compatible LLM endpoint
+#   scripts/peer-athena.sh start     write the .env (and llm_config.yml) files, start the module (and
+#                                    the manager), wait until they answer; needs an OpenAI-compatible
+#                                    LLM endpoint
 #   scripts/peer-athena.sh stop      stop what `start` started (by process group)
 #   scripts/peer-athena.sh status    what runs where
 #   scripts/peer-athena.sh env       export lines for `eval`: ATHENA_SECRET and the URLs
 #   scripts/peer-athena.sh run [EUNOMIA RUN ARGS...]
-#                                    setup, start, `eunomia run ARGS --target athena:<module URL>`, stop
+#                                    setup, start, `eunomia run ARGS --target athena:<module URL>`
+#                                    (metered at the LLM URL when it is an eunomia serve-model), stop
 #   scripts/peer-athena.sh venv      print the folder of the set-up venvs (empty until `setup`)
+#
+# Every command takes --legacy (or ATHENA_PEER_VERSION=legacy): the legacy version, with its own
+# source, venvs and run folder, so both versions can be set up and run side by side.
 #
 # Options of start and run (each also an environment variable):
 #   --llm-url URL        ATHENA_LLM_URL       the LLM endpoint's base URL, e.g. http://127.0.0.1:8000/v1
 #                                             (it must list a model id containing "gpt" at /models)
-#   --model ID           ATHENA_LLM_MODEL     model id to use (default: the first id with "gpt" in it)
+#   --model ID           ATHENA_LLM_MODEL     model id to use (default: the first id with "gpt" in it);
+#                                             the current module uses it for every model of its
+#                                             llm_config.yml
 #   --port N             ATHENA_MODULE_PORT   module port (default 5008)
 #   --manager-port N     ATHENA_MANAGER_PORT  manager port (default 5100)
 #   --no-manager         ATHENA_MANAGER=0     start the module only
-# Other variables: ATHENA_PEER_SRC (Athena's source, default ../shared/peers/athena beside the
-# checkout), EUNOMIA_PEERS_DIR (venv cache, default ~/.cache/eunomia/peers), ATHENA_PEER_RUN_DIR
-# (.env, database, logs, pids; default .peers/athena in the checkout), ATHENA_PEER_PYTHON
+# Other variables: ATHENA_PEER_VERSION (current or legacy; default current), ATHENA_PEER_SRC
+# (Athena's source; default ../shared/peers/athena-2.7 beside the checkout, ../shared/peers/athena
+# with --legacy; which of the two a source is, is read from the source itself), EUNOMIA_PEERS_DIR
+# (venv cache, default ~/.cache/eunomia/peers), ATHENA_PEER_RUN_DIR (.env, database, logs, pids;
+# default .peers/athena in the checkout, .peers/athena-legacy with --legacy), ATHENA_PEER_PYTHON
 # (default python3.11), ATHENA_SECRET (default: a random secret kept in the run folder),
 # ATHENA_LLM_API_KEY (default a dummy), ATHENA_LLM_PRICE_INPUT / ATHENA_LLM_PRICE_OUTPUT (USD per
 # million tokens the module uses for its own cost figure; default 5 / 15 as in Athena's
@@ -31,9 +42,25 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-SRC="${ATHENA_PEER_SRC:-$(dirname "$ROOT")/shared/peers/athena}"
+VERSION="${ATHENA_PEER_VERSION:-current}"
+# --legacy / --current anywhere among the arguments pick the version (and are removed).
+ARGS=()
+for arg in "$@"; do
+    case "$arg" in
+        --legacy) VERSION=legacy ;;
+        --current) VERSION=current ;;
+        *) ARGS+=("$arg") ;;
+    esac
+done
+set -- "${ARGS[@]+"${ARGS[@]}"}"
+case "$VERSION" in
+    current) DEFAULT_SRC=athena-2.7; DEFAULT_RUN=athena ;;
+    legacy) DEFAULT_SRC=athena; DEFAULT_RUN=athena-legacy ;;
+    *) echo "peer-athena: ATHENA_PEER_VERSION must be current or legacy, not '$VERSION'" >&2; exit 2 ;;
+esac
+SRC="${ATHENA_PEER_SRC:-$(dirname "$ROOT")/shared/peers/$DEFAULT_SRC}"
 PEERS_DIR="$(realpath -m "${EUNOMIA_PEERS_DIR:-$HOME/.cache/eunomia/peers}")"
-RUN_DIR="$(realpath -m "${ATHENA_PEER_RUN_DIR:-$ROOT/.peers/athena}")"
+RUN_DIR="$(realpath -m "${ATHENA_PEER_RUN_DIR:-$ROOT/.peers/$DEFAULT_RUN}")"
 PYTHON="${ATHENA_PEER_PYTHON:-python3.11}"
 HOST=127.0.0.1
 MODULE_PORT="${ATHENA_MODULE_PORT:-5008}"
@@ -60,6 +87,12 @@ check_source() {
     [ -f "$SRC/$MODULE_REL/poetry.lock" ] && [ -f "$SRC/$MANAGER_REL/poetry.lock" ] \
         || die "no Athena source at $SRC (set ATHENA_PEER_SRC to the folder holding athena/, llm_core/, modules/ and assessment_module_manager/)"
 }
+
+# The current module reads llm_config.yml (and needs ATHENA_DATABASE_ENABLED=1); the legacy one
+# has neither. Read from the source, so ATHENA_PEER_SRC may name either version.
+is_current() { [ -f "$SRC/$MODULE_REL/llm_config.yml" ]; }
+
+flavour() { if is_current; then echo "current (llm_config.yml)"; else echo "legacy"; fi; }
 
 check_python() {
     command -v "$PYTHON" >/dev/null 2>&1 \
@@ -356,6 +389,17 @@ do_start() {
     curl -fsS --max-time 10 "$LLM_URL/models" >/dev/null 2>&1 \
         || die "the LLM endpoint does not answer GET $LLM_URL/models; start it first"
 
+    local model="$LLM_MODEL"
+    if is_current && [ -z "$model" ]; then
+        # Its llm_config.yml must name a model (Azure's gpt-4o by default): the first id the
+        # endpoint lists that the module keeps (ids containing "gpt" or "o1").
+        model="$(curl -fsS --max-time 10 "$LLM_URL/models" | "$PYTHON" -c '
+import json, sys
+ids = [m.get("id", "") for m in json.load(sys.stdin).get("data", [])]
+print(next((i for i in ids if "gpt" in i or "o1" in i), ""))')" || true
+        [ -n "$model" ] || die "$LLM_URL/models lists no model id containing \"gpt\" or \"o1\" (the module keeps only those): serve one under such a name (eunomia serve-model --alias gpt-local)"
+    fi
+
     local sec; sec="$(secret)"
     mkdir -p "$RUN_DIR/module" "$RUN_DIR/manager" "$RUN_DIR/data"
     # Per-run files. The module reads module.conf (name, type, port) and the manager's athena
@@ -369,37 +413,62 @@ do_start() {
             echo "DATABASE_URL=sqlite:///$RUN_DIR/data/module.sqlite"
             echo "OPENAI_API_KEY=${ATHENA_LLM_API_KEY:-eunomia-local-no-key}"
             echo "OPENAI_BASE_URL=$LLM_URL"
-            if [ -n "$LLM_MODEL" ]; then echo "LLM_DEFAULT_MODEL=openai_$LLM_MODEL"; fi
+            if [ -n "$model" ]; then echo "LLM_DEFAULT_MODEL=openai_$model"; fi
+            # the current module: its database is optional (off: every request is a 500)
+            if is_current; then echo "ATHENA_DATABASE_ENABLED=1"; fi
             echo "LLM_DEFAULT_MODEL_COST_PER_MILLION_INPUT_TOKEN=${ATHENA_LLM_PRICE_INPUT:-5}"
             echo "LLM_DEFAULT_MODEL_COST_PER_MILLION_OUTPUT_TOKEN=${ATHENA_LLM_PRICE_OUTPUT:-15}"
             echo "LLM_ENABLE_LLM_AS_A_JUDGE=0"
         } > "$RUN_DIR/module/.env"
     )
+    if is_current; then
+        # Every model entry on the served model: the module picks base_model for feedback, but
+        # its other approaches read the others, and their default is Azure's gpt-4o.
+        {
+            echo "models:"
+            local entry
+            for entry in base_model mini_model fast_reasoning_model long_reasoning_model; do
+                echo "  $entry: openai_$model"
+            done
+        } > "$RUN_DIR/module/llm_config.yml"
+    else
+        rm -f "$RUN_DIR/module/llm_config.yml"
+    fi
     # A clean environment: nothing from the caller's (AZURE_OPENAI_*, LANGCHAIN_TRACING_V2, a
     # proxy...) reaches the module, only .env and these.
     local -a base_env=(env -i "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=$RUN_DIR" "LANG=C.UTF-8"
                        "PYTHONUNBUFFERED=1" "PYTHONDONTWRITEBYTECODE=1")
-    log "starting module_modeling_llm on http://$HOST:$MODULE_PORT (LLM: $LLM_URL)"
-    # What `python -m module_modeling_llm` does (__main__.py), minus nltk.download("punkt")
-    # (a download; nothing in this module uses punkt), bound to 127.0.0.1 instead of 0.0.0.0,
-    # without uvicorn's reloader. `python -c` makes python-dotenv read .env from the
-    # working folder.
-    spawn "$RUN_DIR/module.pid" "$RUN_DIR/module.log" "$RUN_DIR/module" \
-        "${base_env[@]}" "TIKTOKEN_CACHE_DIR=$dir/tiktoken" "ATHENA_PEER_HOST=$HOST" \
-        "$dir/module/bin/python" -c '
+    log "starting module_modeling_llm ($(flavour)) on http://$HOST:$MODULE_PORT (LLM: $LLM_URL${model:+, model $model})"
+    # What `python -m module_modeling_llm` does (__main__.py), minus nltk.download (a download;
+    # nothing in this module uses punkt), bound to 127.0.0.1 instead of 0.0.0.0, without
+    # uvicorn's reloader. `python -c` makes python-dotenv read .env from the working folder.
+    # The current module reads llm_config.yml beside its installed package (in the cached
+    # venv, shared by every run): the launcher loads the run folder's copy first (llm_core
+    # keeps the first configuration it loads), and enables the database as app.start does.
+    local launcher='
 import os
 
-import module_modeling_llm.__main__ as main  # loads .env, imports the module and its endpoints
 import tiktoken
 import uvicorn
-from athena.database import create_tables
+
+if os.path.exists("llm_config.yml"):  # the current module
+    from llm_core.loaders.llm_config_loader import get_llm_config
+
+    get_llm_config(os.path.abspath("llm_config.yml"))
+import module_modeling_llm.__main__ as main  # loads .env, imports the module and its endpoints
+from athena import database
 from athena.module_config import get_module_config
 
 tiktoken.get_encoding("cl100k_base")
 conf = get_module_config()
-create_tables(conf.type)
+if hasattr(database, "configure_database"):  # the current module: ATHENA_DATABASE_ENABLED
+    database.configure_database(required=False)
+database.create_tables(conf.type)
 uvicorn.run(main.app, host=os.environ["ATHENA_PEER_HOST"], port=conf.port, proxy_headers=True)
 '
+    spawn "$RUN_DIR/module.pid" "$RUN_DIR/module.log" "$RUN_DIR/module" \
+        "${base_env[@]}" "TIKTOKEN_CACHE_DIR=$dir/tiktoken" "ATHENA_PEER_HOST=$HOST" \
+        "$dir/module/bin/python" -c "$launcher"
     wait_for "module" "http://$HOST:$MODULE_PORT/" "$RUN_DIR/module.pid" "$RUN_DIR/module.log" \
         'd.get("status") == "ok"' || { do_stop; exit 1; }
     log "module answers: http://$HOST:$MODULE_PORT/feedback_suggestions"
@@ -454,6 +523,7 @@ do_stop() {
 
 do_status() {
     local dir; dir="$(venv_dir)"
+    echo "version: $(flavour), source $SRC"
     if [ -f "$dir/.complete" ]; then echo "venvs:   $dir"; else echo "venvs:   not set up"; fi
     local name
     for name in module manager; do
@@ -490,8 +560,14 @@ do_run() {
     do_start
     trap do_stop EXIT
     local sec; sec="$(secret)"
-    ATHENA_SECRET="$sec" "$ROOT/.venv/bin/eunomia" run "${eunomia_args[@]}" \
-        --target "athena:http://$HOST:$MODULE_PORT/feedback_suggestions"
+    # An `eunomia serve-model` as the LLM records every call: meter the run's LLM traffic
+    # there (the current module reports no usage of its own).
+    local target="athena:http://$HOST:$MODULE_PORT/feedback_suggestions" usage="${LLM_URL%/v1}"
+    if curl -fsS --max-time 10 "$usage/eunomia/usage?after=0&since=0" >/dev/null 2>&1; then
+        log "metering the module's LLM calls at $usage/eunomia/usage"
+        target="$target?llm_usage=$usage"
+    fi
+    ATHENA_SECRET="$sec" "$ROOT/.venv/bin/eunomia" run "${eunomia_args[@]}" --target "$target"
 }
 
 cmd="${1:-}"
@@ -504,5 +580,5 @@ case "$cmd" in
     env) do_env ;;
     run) do_run "$@" ;;
     venv) check_python; d="$(venv_dir)"; if [ -f "$d/.complete" ]; then echo "$d"; fi ;;
-    *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || [ "$cmd" = help ] || exit 2 ;;
+    *) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; [ -z "$cmd" ] || [ "$cmd" = help ] || exit 2 ;;
 esac

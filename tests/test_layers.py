@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("targets", "llm_feedback", "judge", "scoring", "scenarios", "tasks", "exports", "report",
      "compare", "executors", "matrix", "example_server", "model_server", "importers",
      "mutation"),
-    ("models", "athena", "pricing", "store", "scheduler"),
+    ("models", "athena", "pricing", "store", "scheduler", "metering"),
     ("apollon", "stats", "files", "errors", "bounds", "defaults", "yamlfile", "jsonbody",
      "templates", "lazy", "serving", "__init__"),
 )

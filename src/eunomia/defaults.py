@@ -270,7 +270,8 @@ the K scorings would be identical and their agreement says nothing."""
 
 TARGET_SPECS: Final = ("athena, athena:<url>, example, llm:<model spec>, http:<name>, "
                        "baseline:default, baseline:constant, recorded (the feedback recorded "
-                       "in the scenario) or recorded:tutor")
+                       "in the scenario) or recorded:tutor; athena and http take options "
+                       "after ?: graded=false, llm_usage=<serve-model URL>")
 """The systems under test ``--target`` names (help and error messages)."""
 
 CACHE_FRESH_KEYS_MAX: Final = 1_000_000

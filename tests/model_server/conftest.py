@@ -7,10 +7,7 @@ shared by the server and the in-process provider the answers are compared with.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
-import threading
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +16,7 @@ import aiohttp
 import pytest_asyncio
 from aiohttp import web
 from tests.support.local_model import require_local_model
+from tests.support.served_thread import served_in_thread
 
 from eunomia.model_server import ServedModel, served_model, start_model_server
 
@@ -101,30 +99,9 @@ def serving_in_thread(**served: Any) -> Iterator[str]:
     """gemma3-270m served from a background thread with its own event loop (for clients in
     other processes while the test blocks); yields the base URL."""
     _needs_model()
-    loop = asyncio.new_event_loop()
-    started: concurrent.futures.Future[tuple[web.AppRunner, str]] = concurrent.futures.Future()
 
-    async def begin() -> None:
-        model = served_model(SPEC, ALIASES, **served)
-        await model.load()
-        started.set_result(await start_model_server(model))
+    async def make() -> ServedModel:
+        return served_model(SPEC, ALIASES, **served)
 
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-        try:
-            loop.run_until_complete(begin())
-        except BaseException as exc:  # pragma: no cover - reported to the test below
-            started.set_exception(exc)
-            return
-        loop.run_forever()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    runner, url = started.result(timeout=120)
-    try:
+    with served_in_thread(make) as url:
         yield url
-    finally:
-        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(30)
-        loop.close()

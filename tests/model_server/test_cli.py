@@ -55,6 +55,9 @@ def test_serve_model_lists_aliases_answers_and_stops_on_sigterm(tmp_path: Path) 
             if line.startswith("Serving"):
                 break
         assert f"on {url}" in lines[-1] and "gpt-4o-mini" in lines[-1]
+        recorded = proc.stdout.readline()
+        assert recorded.strip() == (f"Every call is recorded: http://127.0.0.1:{port}"
+                                    "/eunomia/usage")
         auth = {"Authorization": "Bearer sk-cli", "Content-Type": "application/json"}
         with urllib.request.urlopen(urllib.request.Request(url + "/models",
                                                            headers=auth)) as r:
@@ -68,6 +71,11 @@ def test_serve_model_lists_aliases_answers_and_stops_on_sigterm(tmp_path: Path) 
         assert answer["model"] == MODEL and answer["usage"]["completion_tokens"] == 4
         log_line = proc.stdout.readline()
         assert log_line.startswith("gpt-4o-mini: ") and "+ 4 out, finish length" in log_line
+        with urllib.request.urlopen(urllib.request.Request(
+                f"http://127.0.0.1:{port}/eunomia/usage", headers=auth)) as r:
+            [call] = json.load(r)["calls"]
+        assert (call["model"], call["answered_by"], call["output_tokens"]) == (
+            "gpt-4o-mini", MODEL, 4)
         # a long answer in progress does not hold the stop: it is cancelled after 5 s
         looping = json.dumps({"model": "gpt-local", "max_tokens": 2000,
                               "response_format": {"type": "json_object"},
@@ -105,3 +113,51 @@ def test_serve_model_refuses_what_it_cannot_serve(tmp_path: Path) -> None:
     assert result.returncode == 2 and "--port" in result.stderr
     result = run_cli("serve-model", "--model", SPEC, "--alias", " ", cwd=tmp_path)
     assert result.returncode == 2 and "--alias" in result.stderr
+
+
+def test_serve_model_relays_with_the_key_from_the_environment(tmp_path: Path) -> None:
+    from tests.model_server.test_usage_record import FakeUpstream
+
+    upstream = FakeUpstream()
+    key = "sk-upstream-cli-0123456789"
+    with upstream.in_thread():
+        port = free_port()
+        env = cli_env({"MY_UPSTREAM_KEY": key})
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "eunomia", "serve-model", "--upstream", upstream.url,
+             "--upstream-key-env", "MY_UPSTREAM_KEY", "--model", "qwen-up", "--alias",
+             "gpt-local", "--port", str(port)],
+            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            assert proc.stdout is not None
+            first = proc.stdout.readline()
+            assert first.startswith(f"Relaying {upstream.url} (and gpt-local for qwen-up) "
+                                    f"on http://127.0.0.1:{port}/v1"), first
+            assert "/eunomia/usage" in proc.stdout.readline()
+            body = json.dumps({"model": "gpt-local",
+                               "messages": [{"role": "user", "content": "Hi"}]}).encode()
+            with urllib.request.urlopen(urllib.request.Request(
+                    f"http://127.0.0.1:{port}/v1/chat/completions", data=body,
+                    headers={"Content-Type": "application/json"}), timeout=30) as r:
+                assert json.load(r)["model"] == "qwen-up-2026-01-01"
+            assert upstream.headers[-1]["Authorization"] == f"Bearer {key}"
+            assert json.loads(upstream.bodies[-1])["model"] == "qwen-up"
+            proc.send_signal(signal.SIGTERM)
+            out, _ = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == 0 and key not in first + out
+
+
+def test_serve_model_refuses_a_bad_relay(tmp_path: Path) -> None:
+    result = run_cli("serve-model", "--upstream", "ftp://x", cwd=tmp_path)
+    assert result.returncode == 2 and "--upstream" in result.stderr
+    result = run_cli("serve-model", "--upstream", "http://127.0.0.1:9/v1", "--alias", "gpt-x",
+                     cwd=tmp_path)
+    assert result.returncode == 2 and "needs --model" in result.stderr
+    (tmp_path / "s.json").write_text("{}")
+    result = run_cli("serve-model", "--upstream", "http://127.0.0.1:9/v1",
+                     "--json-object-schema", tmp_path / "s.json", cwd=tmp_path)
+    assert result.returncode == 2 and "not to --upstream" in result.stderr

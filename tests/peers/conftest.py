@@ -1,10 +1,14 @@
-"""The real Athena modeling module (and its module manager) as a peer of the tests.
+"""The real Athena modeling module (and its module manager) as a peer of the tests, in both
+versions: the current one (``../shared/peers/athena-2.7``, fixture :func:`athena_current`) and
+the legacy one that drops every SGI id (``../shared/peers/athena``, :func:`athena_legacy`).
 
-The session fixture :func:`athena_peer` makes sure the module's venvs exist
-(``scripts/peer-athena.sh setup``: about 1.5 minutes the first time on 2 cores, a no-op once
-cached in ``$EUNOMIA_PEERS_DIR``), starts the scripted stand-in LLM
-(:mod:`tests.support.athena_llm_standin`), then the module and the manager on free ports of
-127.0.0.1, and stops all of them at the end of the session.
+Each session fixture makes sure the version's venvs exist (``scripts/peer-athena.sh setup``:
+about 1.5 minutes the first time on 2 cores, a no-op once cached in ``$EUNOMIA_PEERS_DIR``),
+starts the scripted stand-in LLM (:mod:`tests.support.athena_llm_standin`), then the module and
+the manager on free ports of 127.0.0.1, and stops all of them at the end of the session. The
+current module reaches its stand-in through ``eunomia serve-model --upstream`` (served in a
+thread): the relay records every call, so a run can meter the module's LLM traffic
+(``?llm_usage=``) — the module itself reports none.
 
 It skips (with the reason) when Athena's source is not beside the checkout, when there is no
 Python 3.11, when ``EUNOMIA_PEERS=0``, or when the set-up cannot be built here; under CI
@@ -32,10 +36,16 @@ import pytest
 from aiohttp import web
 from tests.support.athena_llm_standin import AthenaLLMStandin
 from tests.support.local_app import LocalApp
+from tests.support.served_thread import served_in_thread
+
+from eunomia.model_server import Upstream
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "peer-athena.sh"
-ATHENA_SRC = Path(os.environ.get("ATHENA_PEER_SRC", ROOT.parent / "shared" / "peers" / "athena"))
+PEERS = ROOT.parent / "shared" / "peers"
+ATHENA_SRC = {"current": PEERS / "athena-2.7", "legacy": PEERS / "athena"}
+"""The two versions' sources (``ATHENA_PEER_SRC`` is not read here: each fixture needs its own
+version)."""
 PYTHON311 = os.environ.get("ATHENA_PEER_PYTHON", "python3.11")
 SETUP_TIMEOUT_S = 1800
 START_TIMEOUT_S = 180
@@ -106,6 +116,9 @@ class AthenaPeer:
     secret: str
     standin: AthenaLLMStandin
     run_dir: Path
+    version: str = "current"
+    usage_url: str | None = None
+    """The relay's base URL between the module and its stand-in (current version only)."""
     manager_url: str | None = None
     """The manager's route to the module, or None when the manager did not start here."""
     manager_problem: str = ""
@@ -130,7 +143,8 @@ def free_port() -> int:
 
 
 def script_env(extra: dict[str, str]) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PYTEST") and k not in ("ATHENA_PEER_SRC", "ATHENA_PEER_VERSION")}
     env.update(extra)
     return env
 
@@ -146,46 +160,52 @@ def _cannot(reason: str) -> None:
     pytest.skip(reason)
 
 
-def ensure_setup() -> float:
-    """Build the venvs unless they are cached; the seconds it took (0 when cached)."""
+def ensure_setup(version: str = "current") -> float:
+    """Build the version's venvs unless they are cached; the seconds it took (0 when cached)."""
     if os.environ.get("EUNOMIA_PEERS", "1") == "0":
         pytest.skip("EUNOMIA_PEERS=0: the real Athena module is not run")
-    if not (ATHENA_SRC / "modules" / "modeling" / "module_modeling_llm").is_dir():
-        pytest.skip(f"no Athena source at {ATHENA_SRC} "
-                    "(../shared/peers/athena beside the checkout)")
+    src = ATHENA_SRC[version]
+    if not (src / "modules" / "modeling" / "module_modeling_llm").is_dir():
+        pytest.skip(f"no Athena source at {src} (../shared/peers beside the checkout)")
     if shutil.which(PYTHON311) is None:
         pytest.skip(f"{PYTHON311} not found: the Athena module needs Python 3.11")
-    probe = run_script("venv", env={}, timeout=60)
+    env = {"ATHENA_PEER_VERSION": version}
+    probe = run_script("venv", env=env, timeout=60)
     if probe.returncode == 0 and probe.stdout.strip():
         return 0.0
     started = time.monotonic()
     try:
-        setup = run_script("setup", env={}, timeout=SETUP_TIMEOUT_S)
+        setup = run_script("setup", env=env, timeout=SETUP_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        _cannot(f"scripts/peer-athena.sh setup took over {SETUP_TIMEOUT_S} s")
+        _cannot(f"scripts/peer-athena.sh setup ({version}) took over {SETUP_TIMEOUT_S} s")
         raise
     elapsed = time.monotonic() - started
     if setup.returncode != 0:
         tail = "\n".join((setup.stdout + setup.stderr).splitlines()[-15:])
-        _cannot(f"scripts/peer-athena.sh setup failed (exit {setup.returncode}):\n{tail}")
+        _cannot(f"scripts/peer-athena.sh setup ({version}) failed (exit {setup.returncode}):"
+                f"\n{tail}")
     return elapsed
 
 
 @contextlib.contextmanager
-def started_peer(tmp: Path, standin: AthenaLLMStandin) -> Iterator[AthenaPeer]:
-    run_dir = tmp / "athena-run"
+def started_peer(tmp: Path, standin: AthenaLLMStandin, version: str = "current",
+                 llm_url: str | None = None) -> Iterator[AthenaPeer]:
+    """The module (and manager) of ``version`` started by the script; its LLM ``llm_url``
+    (default: the stand-in's)."""
+    run_dir = tmp / f"athena-run-{version}"
     secret = secrets.token_hex(16)
     module_port = free_port()
     env = {
+        "ATHENA_PEER_VERSION": version,
         "ATHENA_PEER_RUN_DIR": str(run_dir),
         "ATHENA_SECRET": secret,
-        "ATHENA_LLM_URL": standin.url,
+        "ATHENA_LLM_URL": llm_url or standin.url,
         "ATHENA_MODULE_PORT": str(module_port),
         "ATHENA_MANAGER_PORT": str(free_port()),
         "ATHENA_START_TIMEOUT": str(START_TIMEOUT_S),
     }
     peer = AthenaPeer(module_url=f"http://127.0.0.1:{module_port}/feedback_suggestions",
-                      secret=secret, standin=standin, run_dir=run_dir)
+                      secret=secret, standin=standin, run_dir=run_dir, version=version)
     try:
         t0 = time.monotonic()
         start = run_script("start", env=env, timeout=START_TIMEOUT_S * 2 + 30)
@@ -205,12 +225,38 @@ def started_peer(tmp: Path, standin: AthenaLLMStandin) -> Iterator[AthenaPeer]:
         run_script("stop", env=env, timeout=60)
 
 
+@contextlib.contextmanager
+def serving_relay(upstream: str) -> Iterator[str]:
+    """``eunomia serve-model --upstream <upstream>`` in a thread (its own event loop); yields
+    its base URL (``.../v1``)."""
+
+    async def make() -> Upstream:
+        return Upstream(upstream)
+
+    with served_in_thread(make, start_timeout=30) as url:
+        yield url
+
+
 @pytest.fixture(scope="session")
-def athena_peer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AthenaPeer]:
-    """The real module (and manager) answering on 127.0.0.1, its LLM the scripted stand-in."""
-    setup_s = ensure_setup()
+def athena_legacy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AthenaPeer]:
+    """The legacy module (and manager) answering on 127.0.0.1, its LLM the scripted stand-in."""
+    setup_s = ensure_setup("legacy")
     standin = AthenaLLMStandin()
-    with standin.in_thread(), started_peer(tmp_path_factory.mktemp("athena"), standin) as peer:
+    with standin.in_thread(), started_peer(tmp_path_factory.mktemp("athena"), standin,
+                                           "legacy") as peer:
+        peer.timings["setup_s"] = setup_s
+        yield peer
+
+
+@pytest.fixture(scope="session")
+def athena_current(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AthenaPeer]:
+    """The current module (and manager) on 127.0.0.1; its LLM the scripted stand-in behind
+    a recording ``serve-model --upstream`` relay (``peer.usage_url``)."""
+    setup_s = ensure_setup("current")
+    standin = AthenaLLMStandin()
+    with standin.in_thread(), serving_relay(standin.url) as relay, started_peer(
+            tmp_path_factory.mktemp("athena"), standin, "current", llm_url=relay) as peer:
+        peer.usage_url = relay.removesuffix("/v1")
         peer.timings["setup_s"] = setup_s
         yield peer
 

@@ -1,4 +1,7 @@
-"""Eunomia against the real Athena modeling module (ls1intum/Athena, run by scripts/peer-athena.sh).
+"""Eunomia against the LEGACY Athena modeling module (ls1intum/Athena a373df28, run by
+``scripts/peer-athena.sh --legacy``), the version that drops every SGI id: it keeps the
+"SGI scores measure nothing" diagnosis tested on a real system. The current module is tested
+in test_athena_current.py.
 
 The module's LLM is the scripted stand-in (tests/support/athena_llm_standin.py); everything else
 is the real thing: Athena's module, its manager, and Eunomia's command line. A recording proxy
@@ -202,10 +205,10 @@ def module_base(peer: AthenaPeer) -> str:
 
 
 def test_example_scenario_stored_as_the_module_sent_it(
-        athena_peer: AthenaPeer, recording_proxy: Callable[[str], RecordingProxy],
+        athena_legacy: AthenaPeer, recording_proxy: Callable[[str], RecordingProxy],
         tmp_path: Path) -> None:
-    proxy = recording_proxy(module_base(athena_peer))
-    answers = run_and_check(athena_peer, proxy, EXAMPLE, "/feedback_suggestions", tmp_path)
+    proxy = recording_proxy(module_base(athena_legacy))
+    answers = run_and_check(athena_legacy, proxy, EXAMPLE, "/feedback_suggestions", tmp_path)
     assert len(answers) == len(list((EXAMPLE / "test_cases").glob("*.json")))
     # The comparison is not vacuous: the module referenced diagram elements.
     assert any(item["elementIds"] for a in answers.values() for item in a["data"])
@@ -213,23 +216,23 @@ def test_example_scenario_stored_as_the_module_sent_it(
 
 @pytest.mark.skipif(not BPMN_LOAN.is_dir(), reason="../shared/conformance bpmn_loan not present")
 def test_bpmn_loan_subset_stored_as_the_module_sent_it(
-        athena_peer: AthenaPeer, recording_proxy: Callable[[str], RecordingProxy],
+        athena_legacy: AthenaPeer, recording_proxy: Callable[[str], RecordingProxy],
         tmp_path: Path) -> None:
-    proxy = recording_proxy(module_base(athena_peer))
+    proxy = recording_proxy(module_base(athena_legacy))
     selection = [arg for case in BPMN_CASES for arg in ("--case", case)]
-    answers = run_and_check(athena_peer, proxy, BPMN_LOAN, "/feedback_suggestions", tmp_path,
+    answers = run_and_check(athena_legacy, proxy, BPMN_LOAN, "/feedback_suggestions", tmp_path,
                             *selection)
     assert sorted(answers) == sorted(BPMN_CASES)
 
 
 def test_through_the_module_manager(
-        athena_peer: AthenaPeer, recording_proxy: Callable[[str], RecordingProxy],
+        athena_legacy: AthenaPeer, recording_proxy: Callable[[str], RecordingProxy],
         tmp_path: Path) -> None:
-    if athena_peer.manager_url is None:
-        pytest.skip(f"the module manager did not start here:\n{athena_peer.manager_problem}")
-    base, _, path = athena_peer.manager_url.partition("/modules/")
+    if athena_legacy.manager_url is None:
+        pytest.skip(f"the module manager did not start here:\n{athena_legacy.manager_problem}")
+    base, _, path = athena_legacy.manager_url.partition("/modules/")
     proxy = recording_proxy(base)
-    answers = run_and_check(athena_peer, proxy, EXAMPLE, "/modules/" + path, tmp_path,
+    answers = run_and_check(athena_legacy, proxy, EXAMPLE, "/modules/" + path, tmp_path,
                             "--x-server-url", LMS_DEPLOYMENT, through_manager=True)
     assert len(answers) == len(list((EXAMPLE / "test_cases").glob("*.json")))
 
@@ -279,8 +282,8 @@ def example_request(exercise_id: int, submission_id: int) -> dict[str, Any]:
     }
 
 
-def test_facts_about_this_athena_version(athena_peer: AthenaPeer) -> None:
-    peer = athena_peer
+def test_facts_about_this_athena_version(athena_legacy: AthenaPeer) -> None:
+    peer = athena_legacy
     auth = {"Authorization": peer.secret, "X-Server-URL": "http://localhost"}
     before = len(peer.standin.completions)
     status, answer = post(peer.module_url, example_request(910_001, 910_001), auth)

@@ -1,4 +1,4 @@
-"""What Eunomia makes of the real Athena modeling module's quirks (issue 13): 500s not retried
+"""What Eunomia makes of the legacy Athena modeling module's quirks (issue 13): 500s not retried
 unless asked and every attempt logged, failure reasons that name their causes, ids that
 overwrite nothing in Athena's database, the module's own cost figure kept, and the unlabelled
 scenario of Athena's 39 real submissions built by the converter and run.
@@ -55,7 +55,7 @@ async def _attempts(target: Any, scenario: Any, case: Any, policy: Any) -> Any:
 
 
 async def test_500_is_not_retried_unless_asked_and_every_attempt_is_logged(
-        athena_peer: AthenaPeer) -> None:
+        athena_legacy: AthenaPeer) -> None:
     """The module's LLM answers non-JSON: the module answers 500 and reports none of the tokens
     it spent. By default Eunomia asks once; with retry_500 it asks again, and the log tells
     the 500s (each one an LLM call) from connection resets (none)."""
@@ -64,7 +64,7 @@ async def test_500_is_not_retried_unless_asked_and_every_attempt_is_logged(
     from eunomia.scheduler import CallError, RetryPolicy
     from eunomia.targets.athena import AthenaTarget
 
-    peer = athena_peer
+    peer = athena_legacy
     scenario = _scenario()
     case = scenario.test_cases[0]
     peer.standin.content_override = (
@@ -93,13 +93,13 @@ async def test_500_is_not_retried_unless_asked_and_every_attempt_is_logged(
         peer.standin.content_override = None
 
 
-async def test_failure_reasons_name_their_causes(athena_peer: AthenaPeer,
+async def test_failure_reasons_name_their_causes(athena_legacy: AthenaPeer,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from eunomia.scheduler import CallError, RetryPolicy
     from eunomia.targets import TargetConfig, build_target
     from eunomia.targets.athena import AthenaTarget
 
-    peer = athena_peer
+    peer = athena_legacy
     scenario = _scenario()
     case = scenario.test_cases[0]
     policy = RetryPolicy(retries=3, backoff_initial_s=0.01)
@@ -140,14 +140,14 @@ def _rows(peer: AthenaPeer, query: str, *args: Any) -> list[tuple[Any, ...]]:
 
 
 def test_two_scenarios_and_two_runs_overwrite_nothing_in_athena(
-        athena_peer: AthenaPeer, recording_proxy: Callable[[str], RecordingProxy],
+        athena_legacy: AthenaPeer, recording_proxy: Callable[[str], RecordingProxy],
         tmp_path: Path) -> None:
     import asyncio
     import shutil
 
     from eunomia.targets.athena import AthenaTarget
 
-    peer = athena_peer
+    peer = athena_legacy
     scenarios = tmp_path / "scenarios"
     shutil.copytree(EXAMPLE, scenarios / "project_management",
                     ignore=shutil.ignore_patterns("_generate.py", "__pycache__"))
@@ -208,7 +208,7 @@ ATHENA_EXERCISE_6 = ROOT.parent / "shared" / "peers" / "athena" / "playground" /
 
 @pytest.mark.skipif(not ATHENA_EXERCISE_6.is_file(), reason="Athena's playground data absent")
 def test_athena_loan_real_built_by_the_converter_runs_on_the_module(
-        athena_peer: AthenaPeer, recording_proxy: Callable[[str], RecordingProxy],
+        athena_legacy: AthenaPeer, recording_proxy: Callable[[str], RecordingProxy],
         tmp_path: Path) -> None:
     """The unlabelled scenario of Athena's 39 real submissions, as the converter builds it: the
     files are the playground's bytes, and the module answers three of them (no criteria sent,
@@ -217,7 +217,7 @@ def test_athena_loan_real_built_by_the_converter_runs_on_the_module(
     import subprocess
     import sys
 
-    peer = athena_peer
+    peer = athena_legacy
     scenarios = tmp_path / "scenarios"
     folder = scenarios / "athena_loan_real"
     made = subprocess.run(

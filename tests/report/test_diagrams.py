@@ -181,6 +181,9 @@ def test_mark_feedback_counts_relationships_and_skips_unknown_ids() -> None:
     assert marked.marks == ((1,), (), (2,), (1,))
     assert marked.unplaced == ((), (), ("x",), ())
     assert mark_feedback(None, [("a", [PROJECT])]).unplaced == ((PROJECT,),)
+    # the current Athena names "<Type>:<id>" in elementIds: the same element
+    typed = mark_feedback(diagram, [("a", [f"Class:{PROJECT}"]), ("b", ["Class:x"])])
+    assert typed.highlight == ((PROJECT, ("a",)),) and typed.unplaced == ((), ("Class:x",))
     assert read_diagram("{")[0] is None and "not JSON" in read_diagram("{")[1]
     assert "not an Apollon diagram" in read_diagram("[1]")[1]
 

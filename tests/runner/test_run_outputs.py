@@ -174,7 +174,8 @@ async def test_scenario_summary_csv(full_run: Path) -> None:
     assert metrics["Average Cost"] == "0.005542"  # over the 12 cases with a cost
     assert metrics["Scored Cases"] == "14"
     assert metrics["Failed Cases"] == "0"
-    assert metrics["Cases With Unknown Cost"] == "0"
+    # the two cases whose answer reported no token usage: unknown, not 0
+    assert metrics["Cases With Unknown Cost"] == "2"
     assert metrics["Input Tokens"] == "24000"
     assert metrics["Output Tokens"] == "3600"
     _, *case_rows = _read_csv(full_run / "tables" / "test_case_results.csv")
@@ -194,7 +195,7 @@ async def test_scenario_results_json(full_run: Path) -> None:
     assert data["average_test_case_score"] == pytest.approx(1345.833333333 / 14)
     assert data["total_cost"] == pytest.approx(0.0665)
     assert data["average_cost"] == pytest.approx(0.0665 / 12)
-    assert data["cases_with_unknown_cost"] == 0 and data["unknown_cost_models"] == []
+    assert data["cases_with_unknown_cost"] == 2 and data["unknown_cost_models"] == []
     assert (data["input_tokens"], data["output_tokens"]) == (24000, 3600)
     assert data["failures"] == [] and _json(full_run / "failures.json") == []
 
@@ -337,7 +338,11 @@ async def test_case_json_without_usage(full_run: Path) -> None:
         assert case["fully_correct"] is True
         assert case["criteria_results"] == []
         assert case["cost"]["details"] == []
-        assert case["cost"]["total_cost"] == 0.0
+        # no usage reported: a cost nobody measured, as in the summary and the CSV
+        assert case["cost"]["total_cost"] is None
+        assert case["cost"]["total_input_cost"] is None
+    rows = {r[0]: r for r in _read_csv(full_run / "tables" / "test_case_results.csv")[1:]}
+    assert rows["job_instead_of_task"][5] == ""
 
 
 # --- failures, retries, invalid files, unknown prices ---------------------------------------

@@ -188,14 +188,26 @@ def test_unknown_cost_is_counted_not_added_as_zero(scenario: Scenario) -> None:
     summary.add(scored(scenario, "perfect", 1, 3, cost=known))
     summary.add(scored(scenario, "perfect", 1, 3, cost=mixed))
     summary.add(scored(scenario, "perfect", 1, 3))  # no LLM usage reported at all
-    assert summary.cost_unknown == 2
+    # unknown: an unpriced model (twice) and a cost nobody measured (once), never 0
+    assert summary.cost_unknown == 3 and summary.cost_unreported == 1
     assert summary.cost_known == 1
+    assert "reported no token usage on 1 of 4 scored case(s)" in summary.metering_warnings()[0]
     assert summary.unknown_models == {"mystery-model", "other-model"}
     assert summary.total_cost == pytest.approx(2.5)
     assert summary.average_cost == pytest.approx(2.5)
     # tokens are counted whether or not the price is known
     assert summary.input_tokens == 1_000_000 + 10 + 5 + 1
     assert summary.output_tokens == 20 + 5 + 1
+
+
+def test_no_calls_measured_is_a_known_zero_and_a_failure_counts_no_cost(
+        scenario: Scenario) -> None:
+    summary = ScenarioSummary(scenario)
+    summary.add(scored(scenario, "perfect", 1, 3, cost=PRICES.summarize([])))
+    assert (summary.cost_known, summary.cost_unknown, summary.total_cost) == (1, 0, 0.0)
+    summary.add(CaseOutcome(scenario.name, "perfect", CaseStatus.FAILED, error="HTTP 500"))
+    assert (summary.cost_known, summary.cost_unknown, summary.cost_unreported) == (1, 0, 0)
+    assert CostSummary().total_cost is None and CostSummary().total_input_cost is None
 
 
 def test_failed_case_costs_and_times_still_count(scenario: Scenario) -> None:

@@ -7,17 +7,25 @@ system and a user message, ``response_format: {"type": "json_object"}``, ``n: 1`
 ``stream: false``, ``temperature: 0``, ``max_tokens: 1000`` and the JSON schema of the answer it
 expects in the system message. The answer's content must be JSON.
 
+Both Athena versions are served: the legacy module (ls1intum/Athena a373df28) asks for items
+with ``element_names`` (a list), the current one (release 2.7) for ``element_name`` (one name,
+or null) with ``grading_instruction_id`` required; the stand-in reads which from the output
+schema printed in the prompt.
+
 Answers are deterministic and built from the prompt alone:
 
 * a graded-feedback prompt (the system message holds ``{"criteria": [...]}`` after
   ``Instructions:``): ``{"feedbacks": [...]}`` with one item per criterion. The item's
   ``grading_instruction_id`` is one of that criterion's instruction ids, chosen by a hash of the
   student's diagram text, its ``credits`` the instruction's credits, and its ``element_names``
-  names of the diagram's elements and relations (``R1``...) found in the prompt (the module maps
+  (legacy) names of the diagram's elements and relations (``R1``...) found in the prompt, or its
+  ``element_name`` (current) one of them — none for every fourth criterion (the module maps
   names to element ids itself);
 * a structured-grading-instructions prompt (an exercise without criteria): ``{"criteria": [...]}``
   with one criterion and two instructions;
-* a filter prompt (feedback for an ungraded submission): the original feedbacks, unchanged.
+* a filter prompt (feedback for an ungraded submission, ``isGraded: false``): the original
+  feedbacks, each description prefixed with :data:`FILTER_PREFIX` (so a test sees which answer
+  the module returned).
 
 ``usage`` is filled (``prompt_tokens`` about a quarter of the prompt's characters), and the answer
 names ``answer_model`` (default: the requested model) as its ``model``.
@@ -44,7 +52,10 @@ from tests.support.local_app import LocalApp
 DEFAULT_MODELS = ("gpt-4o-mini", "text-embedding-3-small")
 """What ``/v1/models`` lists: one id with "gpt" (Athena keeps only those), one without."""
 
-_CRITERIA_MARK = '{"criteria": '
+_CRITERIA_MARK = re.compile(r'\{"criteria":\s*\[')
+_FEEDBACKS_MARK = re.compile(r'\{"feedbacks":\s*\[')
+FILTER_PREFIX = "For students: "
+"""What the stand-in's filter answer puts before every description."""
 _SUBMISSION_MARK = "<Student Submission>"
 _ELEMENT_LINE = re.compile(r"^\[[^\]]+\] (?P<name>.+?)(?: \{)?$")
 _RELATION_LINE = re.compile(r"^(?P<name>R\d+): ")
@@ -98,18 +109,24 @@ def prompt_kind(request: Any) -> str:
         return "filter"
     if "Create a structured grading instruction" in system:
         return "criteria"
-    if _CRITERIA_MARK in system:
+    if _CRITERIA_MARK.search(system):
         return "feedback"
     return "other"
 
 
+def wants_single_element_name(request: Any) -> bool:
+    """Whether the prompt's output schema is the current module's (``element_name``)."""
+    system, user = _system_and_user(request)
+    return '"element_name"' in system + user and '"element_names"' not in system + user
+
+
 def criteria_in_prompt(system: str) -> list[dict[str, Any]]:
     """The ``criteria`` the module put into its graded-feedback system message."""
-    start = system.find(_CRITERIA_MARK)
-    if start < 0:
+    found = _CRITERIA_MARK.search(system)
+    if found is None:
         return []
     try:
-        value, _ = json.JSONDecoder().raw_decode(system, start)
+        value, _ = json.JSONDecoder().raw_decode(system, found.start())
     except json.JSONDecodeError:
         return []
     criteria = value.get("criteria") if isinstance(value, dict) else None
@@ -153,6 +170,7 @@ def feedback_answer(request: Any) -> dict[str, Any]:
     system, user = _system_and_user(request)
     diagram = diagram_text(user)
     names = element_names_in_prompt(user)
+    single = wants_single_element_name(request)
     feedbacks = []
     for index, criterion in enumerate(criteria_in_prompt(system)):
         instructions = [i for i in criterion.get("structured_grading_instructions", [])
@@ -161,14 +179,18 @@ def feedback_answer(request: Any) -> dict[str, Any]:
             continue
         chosen = instructions[_pick(f"{criterion.get('id')}\n{diagram}", len(instructions))]
         referenced = [names[(index + k) % len(names)] for k in range(min(2, len(names)))]
-        feedbacks.append({
+        item: dict[str, Any] = {
             "title": str(criterion.get("title") or f"Criterion {criterion.get('id')}"),
             "description": str(chosen.get("feedback") or chosen.get("instruction_description")
                                or ""),
-            "element_names": referenced,
-            "credits": float(chosen.get("credits", 0.0)),
-            "grading_instruction_id": int(chosen["id"]),
-        })
+        }
+        if single:
+            item["element_name"] = referenced[0] if referenced and index % 4 != 3 else None
+        else:
+            item["element_names"] = referenced
+        item["credits"] = float(chosen.get("credits", 0.0))
+        item["grading_instruction_id"] = int(chosen["id"])
+        feedbacks.append(item)
     return {"feedbacks": feedbacks}
 
 
@@ -189,16 +211,19 @@ def criteria_answer(request: Any) -> dict[str, Any]:
 
 
 def filter_answer(request: Any) -> dict[str, Any]:
-    """The original feedbacks of a filter prompt, unchanged."""
+    """The original feedbacks of a filter prompt, each description prefixed with
+    :data:`FILTER_PREFIX`."""
     _, user = _system_and_user(request)
-    start = user.find('{"feedbacks": ')
-    if start >= 0:
+    found = _FEEDBACKS_MARK.search(user)
+    if found is not None:
         try:
-            value, _ = json.JSONDecoder().raw_decode(user, start)
-            if isinstance(value, dict):
-                return value
+            value, _ = json.JSONDecoder().raw_decode(user, found.start())
         except json.JSONDecodeError:
-            pass
+            value = None
+        if isinstance(value, dict) and isinstance(value.get("feedbacks"), list):
+            return {"feedbacks": [
+                {**f, "description": FILTER_PREFIX + str(f.get("description", ""))}
+                if isinstance(f, dict) else f for f in value["feedbacks"]]}
     return {"feedbacks": []}
 
 

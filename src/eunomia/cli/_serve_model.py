@@ -31,9 +31,17 @@ def serve_model(
     api_key_env: Annotated[str | None, typer.Option(
         help="Environment variable holding an API key: requests must then send "
              "'Authorization: Bearer <key>'.", show_default=False)] = None,
+    upstream: Annotated[str | None, typer.Option(
+        help="Relay to this OpenAI-compatible base URL (e.g. https://api.openai.com/v1) "
+             "instead of serving --model, recording every call; --model then names the "
+             "upstream model the --alias ids stand for.", show_default=False)] = None,
+    upstream_key_env: Annotated[str, typer.Option(
+        help="Environment variable holding the upstream's API key (sent upstream only; "
+             "none sent when it is unset).")] = "OPENAI_API_KEY",
 ) -> None:
-    """Serve a model over the OpenAI API (/v1/models, /v1/chat/completions) on this machine."""
-    from eunomia.model_server import is_loopback, serve_forever, served_model
+    """Serve a model over the OpenAI API (/v1/models, /v1/chat/completions) on this machine,
+    or relay to another endpoint; either way every call is recorded (GET /eunomia/usage)."""
+    from eunomia.model_server import is_loopback, relayed, serve_forever, served_model
 
     if not 0 <= port <= 65535:
         raise EunomiaError(f"--port must be between 0 and 65535, got {port}")
@@ -53,7 +61,8 @@ def serve_model(
         guard = "with its API key" if api_key else "without any key"
         out.print(f"[yellow]warning:[/] serving on {escape(host)} {guard}: anyone who can "
                   "reach it can use the model")
-    served = served_model(model, aliases, json_object_schema=schema)
+    served = (served_model(model, aliases, json_object_schema=schema) if upstream is None
+              else relayed(upstream, upstream_key_env, model, aliases, json_object_schema))
 
     def say(line: str) -> None:
         out.print(escape(line), soft_wrap=True)

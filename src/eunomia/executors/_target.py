@@ -163,6 +163,10 @@ def target_work(
     """The work of one target: the live target here, or its recipe for remote workers."""
     if not executor.remote:
         return TargetCall(scenarios, policy, key=target.name, target=target)
+    if getattr(target, "usage_url", None):  # a MeteredTarget: windows on one clock, one meter
+        raise EunomiaError(f"target {target.name!r} meters its LLM calls (llm_usage=), which "
+                           f"needs the local executor: every {executor.name} worker would "
+                           "meter alone and take other workers' calls for its own")
     if recipe is None:
         raise EunomiaError(f"target {target.name!r} cannot be rebuilt on the "
                            f"{executor.name} executor's workers: no spec was given for it")

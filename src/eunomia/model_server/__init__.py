@@ -5,10 +5,14 @@ behind the OpenAI chat-completions API (``/v1/models``, ``/v1/chat/completions``
 >>> runner, url = await start_model_server(served)        # url: http://127.0.0.1:<port>/v1
 
 The server answers as the model answers in-process: the same request gives the same text
-and token counts through HTTP, streamed or not (see ``docs/serve-model.md``).
+and token counts through HTTP, streamed or not (see ``docs/serve-model.md``). With an
+:class:`Upstream` it relays to another OpenAI-compatible endpoint instead. Either way it
+records every call it serves and serves the record at ``GET /eunomia/usage``
+(:mod:`eunomia.metering`).
 """
 
 from eunomia.model_server._app import MAX_BODY_BYTES, create_app
+from eunomia.model_server._relay import Upstream, relayed
 from eunomia.model_server._serve import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -29,9 +33,11 @@ __all__ = [
     "ChatCompletionBody",
     "ServeError",
     "ServedModel",
+    "Upstream",
     "base_url",
     "create_app",
     "is_loopback",
+    "relayed",
     "serve_forever",
     "served_model",
     "start_model_server",

@@ -9,7 +9,9 @@ from typing import Any
 from aiohttp import web
 
 from eunomia import defaults, serving
+from eunomia.metering import USAGE_PATH, UsageRecorder
 from eunomia.model_server._app import create_app
+from eunomia.model_server._relay import Upstream
 from eunomia.model_server._served import ServedModel
 from eunomia.serving import is_loopback as is_loopback
 
@@ -29,12 +31,13 @@ def base_url(host: str, port: int) -> str:
 
 
 async def start_model_server(
-    served: ServedModel,
+    served: ServedModel | Upstream,
     host: str = DEFAULT_HOST,
     port: int = 0,
     *,
     api_key: str | None = None,
     log: Callable[[str], None] | None = None,
+    recorder: UsageRecorder | None = None,
 ) -> tuple[web.AppRunner, str]:
     """Serve ``served`` in the running loop; ``port=0`` picks a free port.
 
@@ -42,7 +45,7 @@ async def start_model_server(
     progress after :data:`SHUTDOWN_GRACE_S`) and the base URL (``.../v1``). A request whose
     client disconnects is cancelled (the model stops generating for it).
     """
-    app = create_app(served, api_key=api_key, log=log)
+    app = create_app(served, api_key=api_key, log=log, recorder=recorder)
     runner, real_port = await serving.start_app(app, host, port, handler_cancellation=True,
                                                 shutdown_timeout=SHUTDOWN_GRACE_S)
     return runner, base_url(host, real_port)
@@ -61,22 +64,30 @@ def served_model(spec: str, aliases: Sequence[str] = (), *,
                        settings=resolved.settings, json_object_schema=json_object_schema)
 
 
-async def _serve(served: ServedModel, host: str, port: int, api_key: str | None,
+async def _serve(served: ServedModel | Upstream, host: str, port: int, api_key: str | None,
                  announce: Callable[[str], None], log: Callable[[str], None]) -> None:
     try:
         if served.local is not None:
             announce(f"Loading {served.spec} ...")
         await served.load()
         runner, url = await start_model_server(served, host, port, api_key=api_key, log=log)
-        names = ", ".join(served.ids)
-        announce(f"Serving {names} on {url} (OpenAI chat completions; Ctrl+C to stop)")
+        if isinstance(served, Upstream):
+            aliases = f" (and {', '.join(served.aliases)} for {served.model})" \
+                if served.aliases else ""
+            announce(f"Relaying {served.base_url}{aliases} on {url} (OpenAI chat completions; "
+                     "Ctrl+C to stop)")
+        else:
+            announce(f"Serving {', '.join(served.ids)} on {url} (OpenAI chat completions; "
+                     "Ctrl+C to stop)")
+        announce(f"Every call is recorded: {url.removesuffix('/v1')}{USAGE_PATH}")
         await serving.until_stopped(runner)
     finally:
         await served.close()
 
 
-def serve_forever(served: ServedModel, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *,
-                  api_key: str | None = None, announce: Callable[[str], None] = print,
+def serve_forever(served: ServedModel | Upstream, host: str = DEFAULT_HOST,
+                  port: int = DEFAULT_PORT, *, api_key: str | None = None,
+                  announce: Callable[[str], None] = print,
                   log: Callable[[str], None] = print) -> None:
     """Serve until Ctrl+C or SIGTERM. ``announce`` gets the start-up lines, ``log`` one line
     per completion."""

@@ -82,10 +82,20 @@ class CostLine:
 
 @dataclass(frozen=True, slots=True)
 class CostSummary:
-    """Cost of one case (or any group of calls); totals are ``None`` when any price is unknown."""
+    """Cost of one case (or any group of calls); totals are ``None`` when any price is unknown,
+    and when the calls were not measured at all: ``CostSummary()`` is a cost nobody measured
+    (a system that reported no token usage), never 0. A group measured to have made no call
+    (``no_calls``, what :meth:`PriceTable.summarize` of no calls gives) costs a known 0."""
 
     details: tuple[CostLine, ...] = ()
     unknown_models: tuple[str, ...] = field(default=())
+    no_calls: bool = False
+    """The calls were measured and there were none."""
+
+    @property
+    def measured(self) -> bool:
+        """Whether anything is known about these calls (lines, or knowing there were none)."""
+        return bool(self.details) or self.no_calls
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -94,19 +104,19 @@ class CostSummary:
 
     @property
     def total_input_cost(self) -> float | None:
-        if self.unknown_models:
+        if self.unknown_models or not self.measured:
             return None
         return sum(line.input_cost or 0.0 for line in self.details)
 
     @property
     def total_output_cost(self) -> float | None:
-        if self.unknown_models:
+        if self.unknown_models or not self.measured:
             return None
         return sum(line.output_cost or 0.0 for line in self.details)
 
     @property
     def total_cost(self) -> float | None:
-        if self.unknown_models:
+        if self.unknown_models or not self.measured:
             return None
         return sum(line.total or 0.0 for line in self.details)
 
@@ -244,7 +254,7 @@ class PriceTable:
             self.cost_line(TokenCount(model, i, o, k)) for model, (i, o, k) in grouped.items()
         )
         unknown = tuple(line.llm for line in lines if not line.known)
-        return CostSummary(lines, unknown)
+        return CostSummary(lines, unknown, no_calls=not lines)
 
 
 def load_price_file(path: Path) -> tuple[PriceTable, list[Diagnostic]]:

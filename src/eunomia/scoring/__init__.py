@@ -19,6 +19,7 @@ from eunomia.scoring._credits import (
     artemis_total,
     case_points,
 )
+from eunomia.scoring._metered import metering_json
 from eunomia.scoring._outcome import CaseOutcome, CaseStatus, build_outcome
 from eunomia.scoring._points_out import case_points_json, points_json, points_rows
 from eunomia.scoring._sgi import CaseScore, CriterionResult, MismatchPair, score_case
@@ -70,6 +71,7 @@ __all__ = [
     "groups_of",
     "interval_text",
     "localization",
+    "metering_json",
     "named_elements",
     "points_json",
     "points_rows",

@@ -8,8 +8,10 @@ from enum import StrEnum
 from typing import Any
 
 from eunomia.athena import AthenaFeedback
+from eunomia.metering import CaseUsage
 from eunomia.pricing import CostLine, CostSummary, PriceTable, TokenCount
 from eunomia.scenarios import BASELINE_TARGETS, Scenario, TestCase
+from eunomia.scoring._metered import metered_cost, reported_tokens
 from eunomia.scoring._sgi import CaseScore, score_case
 from eunomia.targets import TargetResponse
 
@@ -47,6 +49,10 @@ class CaseOutcome:
     """Each attempt's outcome when there was more than one (``("HTTP 503", "ok")``)."""
     reported_cost: float | None = None
     """The cost the system reported itself (Athena's ``totalUsage.cost``), beside ours."""
+    metered: CaseUsage | None = None
+    """The LLM calls metered on the wire for this case: ``cost`` is theirs then."""
+    reported_tokens: tuple[int, int] | None = None
+    """Input and output tokens the system reported itself, when ``cost`` is the metered one."""
 
     @property
     def ok(self) -> bool:
@@ -69,13 +75,22 @@ def build_outcome(
     response_hash: str | None = None,
     attempt_log: tuple[str, ...] = (),
 ) -> CaseOutcome:
-    """Score and price a response. The live run and ``eunomia export`` both use this."""
-    cost = prices.summarize(
-        TokenCount(u.model, u.num_input_tokens, u.num_output_tokens, u.num_cached_input_tokens)
-        for u in response.usage
-    )
-    if target in BASELINE_TARGETS and not response.usage:  # no call: known to cost nothing
+    """Score and price a response. The live run and ``eunomia export`` both use this.
+
+    The cost is that of the metered calls when the run metered them, else that of the usage
+    the system reported; a system that reported none has an unknown cost (never 0), except
+    the baselines, which make no call."""
+    if response.metered is not None:
+        cost = metered_cost(response.metered, prices)
+    elif response.usage:
+        cost = prices.summarize(
+            TokenCount(u.model, u.num_input_tokens, u.num_output_tokens,
+                       u.num_cached_input_tokens)
+            for u in response.usage)
+    elif target in BASELINE_TARGETS:  # no call: known to cost nothing
         cost = CostSummary((CostLine(target, 0, 0, 0, 0.0, 0.0),))
+    else:
+        cost = CostSummary()
     return CaseOutcome(
         scenario.name,
         case_name,
@@ -93,4 +108,6 @@ def build_outcome(
         response_hash=response_hash,
         attempt_log=attempt_log,
         reported_cost=response.reported_cost,
+        metered=response.metered,
+        reported_tokens=reported_tokens(response.usage) if response.metered else None,
     )

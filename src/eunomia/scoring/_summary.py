@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from eunomia import defaults
+from eunomia.metering import AttributionMethod
 from eunomia.pricing import cost_disagrees
 from eunomia.scenarios import Scenario
+from eunomia.scoring._metered import attribution_note, tokens_disagree
 from eunomia.scoring._outcome import CaseOutcome, CaseStatus
 from eunomia.scoring._sgi import CaseScore
 from eunomia.stats import Interval, Power, cluster_mean_ci, score_power
@@ -113,6 +115,22 @@ class ScenarioSummary:
     credit_disagreements: int = 0
     """Feedback items naming an instruction with other credits than the instruction's."""
     cases_with_credit_disagreements: int = 0
+    cost_unreported: int = 0
+    """Scored cases whose cost is unknown because nothing measured it: the system reported no
+    token usage and its LLM traffic was not metered (counted in ``cost_unknown`` too)."""
+    metered_exact: int = 0
+    """Scored cases whose LLM calls were metered, each made while only its request was in
+    flight."""
+    metered_approximate: int = 0
+    """... attributed by overlap (several requests in flight)."""
+    metered_calls: int = 0
+    retried_calls: int = 0
+    """Metered calls made by failed attempts of cases that then succeeded (in their cost)."""
+    token_disagreements: int = 0
+    """Metered cases whose system reported other token counts than the metered ones."""
+    reported_token_sums: list[int] = field(default_factory=lambda: [0, 0])
+    metered_token_sums: list[int] = field(default_factory=lambda: [0, 0])
+    """Input and output tokens of the cases compared (system's own; metered)."""
 
     def __post_init__(self) -> None:
         self.criteria = {c.id: CriterionStats() for c in self.scenario.criteria}
@@ -132,7 +150,12 @@ class ScenarioSummary:
                 self.reported_cost_computed.append(outcome.cost.total_cost)
             self.cost_disagreements += bool(cost_disagrees(outcome.reported_cost,
                                                            outcome.cost.total_cost))
-        if outcome.cost.details:
+        self._add_metered(outcome)
+        if not outcome.cost.measured:
+            if outcome.status is CaseStatus.SCORED:  # answered, at a cost nobody measured
+                self.cost_unknown += 1
+                self.cost_unreported += 1
+        elif outcome.cost.details or outcome.status is CaseStatus.SCORED:
             self.price_notes.update(outcome.cost.notes)
             total_cost = outcome.cost.total_cost
             if total_cost is None:
@@ -197,6 +220,44 @@ class ScenarioSummary:
             self.cases_credit_checks_met += met == len(points.checks)
         self.credit_disagreements += len(points.disagreements)
         self.cases_with_credit_disagreements += bool(points.disagreements)
+    def _add_metered(self, outcome: CaseOutcome) -> None:
+        metered = outcome.metered
+        if metered is None or outcome.status is not CaseStatus.SCORED:
+            return
+        if metered.attribution is AttributionMethod.EXACT:
+            self.metered_exact += 1
+        else:
+            self.metered_approximate += 1
+        self.metered_calls += len(metered.calls)
+        self.retried_calls += metered.earlier_attempts
+        disagree = tokens_disagree(metered, outcome.reported_tokens)
+        if disagree is not None and outcome.reported_tokens is not None:
+            self.token_disagreements += disagree
+            for i, n in enumerate(outcome.reported_tokens):
+                self.reported_token_sums[i] += n
+            self.metered_token_sums[0] += metered.input_tokens or 0
+            self.metered_token_sums[1] += metered.output_tokens or 0
+
+    def metering_warnings(self) -> list[str]:
+        """What the run's outputs say about unmeasured and metered LLM usage."""
+        out: list[str] = []
+        if self.cost_unreported:
+            out.append(f"the system reported no token usage on {self.cost_unreported} of "
+                       f"{self.scored} scored case(s): their cost is unknown, not 0; meter its "
+                       "LLM traffic through `eunomia serve-model` (target option "
+                       "?llm_usage=<its URL>, docs/serve-model.md)")
+        note = attribution_note(self.metered_exact, self.metered_approximate)
+        if note is not None:
+            out.append(f"{note}: {self.metered_calls} call(s)"
+                       + (f", {self.retried_calls} of them by attempts that failed and were "
+                          "retried" if self.retried_calls else ""))
+        if self.token_disagreements:
+            (ri, ro), (mi, mo) = self.reported_token_sums, self.metered_token_sums
+            out.append(f"the system's own token counts differ from the metered ones on "
+                       f"{self.token_disagreements} case(s) (it reported {ri} in + {ro} out, "
+                       f"metered {mi} in + {mo} out): the cost is the metered one; both are "
+                       "in the case files")
+        return out
 
     @property
     def cost_sum(self) -> float:

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 from pydantic import TypeAdapter
 
 from eunomia.athena import AthenaFeedback, LLMRequestUsage
+from eunomia.metering import CaseUsage
 from eunomia.scenarios import Scenario, TestCase
 from eunomia.scheduler import CallError
 
@@ -31,6 +32,10 @@ class TargetResponse:
     None when it reported none. Kept beside Eunomia's own figure (recomputed from the token
     counts and ``llm_cost.yml``), never used in its place: Athena's prices input tokens at the
     output rate, from prices in its ``.env`` whatever model answered."""
+    metered: CaseUsage | None = None
+    """The LLM calls metered on the wire for this case (a model server's record), when the
+    run meters the system's LLM traffic: Eunomia's cost then comes from these, and ``usage``
+    (what the system reported itself) is kept beside them."""
 
     def to_json(self) -> dict[str, Any]:
         """The normalised response, as stored and cached (``reported_cost`` only when set)."""
@@ -42,11 +47,14 @@ class TargetResponse:
         }
         if self.reported_cost is not None:
             out["reported_cost"] = self.reported_cost
+        if self.metered is not None:
+            out["metered"] = self.metered.model_dump(mode="json")
         return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TargetResponse:
         reported = data.get("reported_cost")
+        metered = data.get("metered")
         return cls(
             feedback=[AthenaFeedback.model_validate(f) for f in data.get("feedback", [])],
             usage=[LLMRequestUsage.model_validate(u) for u in data.get("usage", [])],
@@ -54,6 +62,7 @@ class TargetResponse:
             raw=data.get("raw"),
             reported_cost=float(reported) if isinstance(reported, int | float)
             and not isinstance(reported, bool) else None,
+            metered=CaseUsage.model_validate(metered) if metered is not None else None,
         )
 
 

@@ -1,12 +1,24 @@
 """Build a target from its spec: ``athena``, ``example``, ``llm:<model spec>``,
 ``http:<name>`` (an HTTP system of ``models.yml``), ``baseline:<kind>`` or ``recorded``
-(the feedback recorded in the scenario, replayed)."""
+(the feedback recorded in the scenario, replayed).
+
+Athena and HTTP targets take options after ``?`` (as a URL's query; they are not sent):
+
+* ``graded=false`` (Athena): send ``isGraded: false``, the student-facing request (the current
+  module rewrites its feedback in a second LLM call); ``true`` is the default;
+* ``llm_usage=<URL>``: meter the system's LLM traffic at that ``eunomia serve-model`` (its
+  base URL, ``.../v1`` or ``.../eunomia/usage``): each case's cost then comes from the calls
+  made while its request was in flight (see :mod:`eunomia.metering`).
+
+``athena:http://127.0.0.1:5008/feedback_suggestions?graded=false&llm_usage=http://127.0.0.1:8000``
+"""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
@@ -29,6 +41,45 @@ class TargetConfig:
     """Picks the run's submission ids (give the run's name): every run and scenario gets its
     own ids, so no run overwrites another's submissions stored in Athena. "" gives the ids
     that do not depend on the run (those stored with the request and used for the cache)."""
+    athena_graded: bool = True
+    """``isGraded`` of Athena requests, unless a target's spec says (``?graded=``)."""
+    llm_usage: str | None = None
+    """Meter every HTTP target's LLM traffic at this usage URL, unless a target's spec says
+    (``?llm_usage=``)."""
+
+
+_OPTIONS = ("graded", "llm_usage")
+_BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
+def split_options(spec: str) -> tuple[str, dict[str, str]]:
+    """``spec`` without Eunomia's options (a URL's own query parameters stay) and the
+    options; raises :class:`EunomiaError` for a repeated or empty one."""
+    main, sep, query = spec.partition("?")
+    if not sep:
+        return spec, {}
+    options: dict[str, str] = {}
+    kept: list[tuple[str, str]] = []
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        if key not in _OPTIONS:
+            kept.append((key, value))
+            continue
+        if key in options:
+            raise EunomiaError(f"target {spec!r}: option {key!r} is given twice")
+        if not value.strip():
+            raise EunomiaError(f"target {spec!r}: option {key!r} needs a value")
+        options[key] = value.strip()
+    return (f"{main}?{urlencode(kept)}" if kept else main), options
+
+
+def _graded(spec: str, options: dict[str, str], default: bool) -> bool:
+    if "graded" not in options:
+        return default
+    value = _BOOLEANS.get(options["graded"].lower())
+    if value is None:
+        raise EunomiaError(f"target {spec!r}: graded must be true or false, "
+                           f"not {options['graded']!r}")
+    return value
 
 
 def target_kinds() -> str:
@@ -37,7 +88,22 @@ def target_kinds() -> str:
 
 def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
     """``--server-url`` (``config.server_url``) applies to plain ``athena`` targets only;
-    ``athena:<url>`` names its own URL, so one run can compare several modules."""
+    ``athena:<url>`` names its own URL, so one run can compare several modules. Options after
+    ``?`` (see the module docstring) override the config's."""
+    kind = spec.partition(":")[0].partition("?")[0]
+    options: dict[str, str] = {}
+    if kind in ("athena", "http"):
+        spec, options = split_options(spec)
+    target = _build(spec, config, options)
+    usage = options.get("llm_usage", config.llm_usage if kind in ("athena", "http") else None)
+    if usage:
+        from eunomia.targets._metered import MeteredTarget
+
+        return MeteredTarget(target, usage)
+    return target
+
+
+def _build(spec: str, config: TargetConfig, options: dict[str, str]) -> FeedbackTarget:
     kind, _, rest = spec.partition(":")
     if kind == "athena":
         from eunomia.targets.athena import AthenaTarget
@@ -47,7 +113,10 @@ def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
                             secret_env=config.secret_env,
                             x_server_url=config.x_server_url,
                             max_connections=config.max_connections,
-                            id_base=config.id_base, id_seed=config.id_seed)
+                            id_base=config.id_base, id_seed=config.id_seed,
+                            graded=_graded(spec, options, config.athena_graded))
+    if "graded" in options:
+        raise EunomiaError(f"target {spec!r}: graded applies to athena targets only")
     if kind == "example" and not rest:
         from eunomia.targets.example import ExampleServerTarget
 

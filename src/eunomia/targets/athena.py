@@ -134,8 +134,13 @@ class AthenaTarget:
         max_connections: int = defaults.CONCURRENCY,
         id_base: int | None = None,
         id_seed: str = "",
+        graded: bool = True,
     ) -> None:
         self.server_url = check_http_url(server_url) if server_url else None
+        self.graded = graded
+        """``isGraded`` of every request: False asks for the student-facing feedback (the
+        current module then rewrites its feedback in a second LLM call)."""
+        self._tail = b',"isGraded":true}' if graded else b',"isGraded":false}'
         self._secret = secret
         self._secret_env = secret_env
         self._headers = {"Content-Type": "application/json", "X-Server-URL": x_server_url}
@@ -154,7 +159,8 @@ class AthenaTarget:
         self._prefixes: dict[str, bytes] = {}
         """Scenario -> the beginning of its request bodies (up to the submission id)."""
         self._bodies: dict[tuple[str, int, str], bytes] = {}
-        self.name = f"athena:{self.server_url}" if self.server_url else "athena"
+        shown = f"athena:{self.server_url}" if self.server_url else "athena"
+        self.name = shown if graded else f"{shown}?graded=false"
         self.cache_across_runs = False
 
     def url_for(self, scenario: Scenario) -> str:
@@ -201,8 +207,11 @@ class AthenaTarget:
 
     @property
     def cache_identity(self) -> str:
-        return json.dumps({"target": "athena", "url": self.server_url,
-                           "x_server_url": self._headers["X-Server-URL"]}, sort_keys=True)
+        identity: dict[str, Any] = {"target": "athena", "url": self.server_url,
+                    "x_server_url": self._headers["X-Server-URL"]}
+        if not self.graded:  # unchanged for graded requests: earlier cache entries still match
+            identity["graded"] = False
+        return json.dumps(identity, sort_keys=True)
 
     def describe_request(self, scenario: Scenario, case: TestCase) -> bytes:
         """The request as stored and hashed for the cache: the body sent, but with the
@@ -239,8 +248,7 @@ class AthenaTarget:
         })
         # every body of a scenario begins alike (the exercise): the store hashes that
         # beginning once and keeps it once, each body referring to it (PrefixedBytes)
-        body = PrefixedBytes(prefix + submission[len(b'{"id":'):] + b',"isGraded":true}',
-                             prefix)
+        body = PrefixedBytes(prefix + submission[len(b'{"id":'):] + self._tail, prefix)
         if len(self._bodies) >= _BODY_MEMO:
             self._bodies.pop(next(iter(self._bodies)))  # oldest first
         self._bodies[key] = body

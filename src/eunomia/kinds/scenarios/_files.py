@@ -32,6 +32,7 @@ from eunomia.scoring import (
     ConsistencySummary,
     ScenarioSummary,
     case_points_json,
+    metering_json,
     points_json,
     points_rows,
 )
@@ -144,6 +145,8 @@ def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
         out["cost"]["reported_by_system"] = outcome.reported_cost
         out["cost"]["disagrees_with_reported"] = cost_disagrees(outcome.reported_cost,
                                                                 outcome.cost.total_cost)
+    if outcome.metered is not None:  # the calls metered on the wire, and the system's count
+        out["cost"]["metered"] = metering_json(outcome.metered, outcome.reported_tokens)
     if s is not None and s.labelled:
         out["criteria_results"] = [
             {

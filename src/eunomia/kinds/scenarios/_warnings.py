@@ -43,6 +43,7 @@ def run_warnings(summary: ScenarioSummary) -> list[str]:
                    f"{s.cost_disagreements} of {len(s.reported_costs)} case(s) (its total "
                    f"{theirs:.6g}, Eunomia's {ours:.6g}): Eunomia's is recomputed from the token "
                    "counts and llm_cost.yml; both are in the case files")
+    out.extend(s.metering_warnings())
     out.extend(f"cost: {note}" for note in sorted(s.price_notes))
     if s.unrecognized_ids and s.cases_with_unrecognized * 2 >= s.scored:
         out.append(f"{s.unrecognized_ids} returned SGI id(s) on {s.cases_with_unrecognized} "

@@ -50,6 +50,17 @@ class Marked:
     """Per feedback item: the ids it names that the diagram does not have."""
 
 
+def _element_id(diagram: ApollonDiagram | None, named: str) -> str | None:
+    """The diagram's id an item names: the id itself, or (Athena 2.7 and later name
+    ``"<Type>:<id>"`` in ``elementIds``) the id after the type; None when it has neither."""
+    if diagram is None:
+        return None
+    for candidate in (named, named.partition(":")[2]):
+        if candidate in diagram.elements or candidate in diagram.relationships:
+            return candidate
+    return None
+
+
 def mark_feedback(diagram: ApollonDiagram | None,
                   items: Sequence[tuple[str, Sequence[str]]]) -> Marked:
     """Badges for ``items`` (a label and the element ids of each feedback item).
@@ -64,11 +75,10 @@ def mark_feedback(diagram: ApollonDiagram | None,
     for label, ids in items:
         mine: list[int] = []
         missing: list[str] = []
-        for element in dict.fromkeys(ids):  # each id once, in order
-            known = diagram is not None and (element in diagram.elements
-                                             or element in diagram.relationships)
-            if not known:
-                missing.append(element)
+        for named in dict.fromkeys(ids):  # each id once, in order
+            element = _element_id(diagram, named)
+            if element is None:
+                missing.append(named)
                 continue
             if element not in labels:
                 labels[element] = []
