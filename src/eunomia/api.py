@@ -21,13 +21,15 @@ from eunomia.errors import EunomiaError
 from eunomia.executors import Executor, TargetRecipe
 from eunomia.judge import Rubric
 from eunomia.kinds import Selection
+from eunomia.kinds._task_suites import NO_JUDGE, Candidate
 from eunomia.kinds.scenarios import LoadedScenario, ScenarioPlan, load_scenarios
-from eunomia.kinds.tasks import NO_JUDGE, Candidate, TaskPlan
+from eunomia.kinds.tasks import TaskPlan
 from eunomia.models import ModelProvider, ModelSpec
 from eunomia.run import RunReport, run_evaluation
 from eunomia.scheduler import RunOptions
+from eunomia.scoring import ScenarioSummary
 from eunomia.targets import FeedbackTarget
-from eunomia.tasks import TaskSuite
+from eunomia.tasks import TasksSummary, TaskSuite
 
 CaseSelection = Selection
 TaskSelection = Selection
@@ -53,7 +55,7 @@ async def run_scenarios(
     executor: Executor | None = None,
     recipes: Mapping[str, TargetRecipe] | None = None,
     cache_systems: bool = False,
-) -> RunReport:
+) -> RunReport[ScenarioSummary]:
     """Evaluate every selected case of every scenario on every target, ``repeats`` times.
 
     ``recipes`` (target name -> spec and config) let a remote ``executor`` rebuild each
@@ -91,7 +93,7 @@ async def run_tasks(
     executor: Executor | None = None,
     names: Sequence[str] | None = None,
     cache_systems: bool = False,
-) -> RunReport:
+) -> RunReport[TasksSummary]:
     """Run every selected case of every suite ``repeats`` times on each ``candidate``
     (named ``names``, default their specs), judged by ``judge`` (None: ``--judge none``,
     each case scored by its checks); export and summarize.

@@ -25,7 +25,8 @@ from eunomia.exports import JsonList as _JsonList
 from eunomia.exports import Output as _Output
 from eunomia.exports import cases_yaml, dump_yaml
 from eunomia.exports import write_json_streaming as _write_json_streaming
-from eunomia.kinds.tasks import selected_entries, stored_summary, suite_yaml, task_records
+from eunomia.kinds._task_suites import selected_entries
+from eunomia.kinds.tasks import stored_summary, suite_yaml, task_records
 from eunomia.models import ChatRequest, ChatResult, Usage, resolve_spec
 from eunomia.run import export_run as export_task_run
 from eunomia.scheduler import RetryPolicy

@@ -137,8 +137,9 @@ def eval_command(
     from eunomia.cli._prompts import default_run_name
     from eunomia.judge import Rubric
     from eunomia.kinds import Selection
-    from eunomia.kinds.tasks import NO_JUDGE, Candidate, TaskPlan, selected_entries
-    from eunomia.kinds.tasks._judge_check import SETTING as STORED_CHECK
+    from eunomia.kinds._task_suites import NO_JUDGE, Candidate, selected_entries
+    from eunomia.kinds.judge_check import SETTING as STORED_CHECK
+    from eunomia.kinds.tasks import TaskPlan
     from eunomia.kinds.tasks._records_out import check_pass_score
     from eunomia.matrix import MatrixModel, load_task_matrix
     from eunomia.models import load_config, resolve_spec

@@ -28,8 +28,7 @@ from eunomia.errors import EunomiaError, Severity
 if TYPE_CHECKING:
     from eunomia.judge import Rubric
     from eunomia.kinds import Selection
-    from eunomia.kinds.judge_check import JudgeVerdict
-    from eunomia.kinds.tasks import StoredCheck
+    from eunomia.kinds.judge_check import JudgeCheckSummary, JudgeVerdict, StoredCheck
     from eunomia.models import ModelProvider, ModelSpec
     from eunomia.run import RunReport
     from eunomia.scheduler import RunOptions
@@ -58,7 +57,7 @@ async def run_judge_check(
     use_cache: bool = True,
     settings: dict[str, Any] | None = None,
     providers: "Mapping[str, ModelProvider] | None" = None,
-) -> "RunReport":
+) -> "RunReport[JudgeCheckSummary]":
     """Check every judge (named ``names``, default their specs) on the selected checkable
     cases of ``suites``; export and summarize (``report.exported[i].summary`` is each
     judge's :class:`eunomia.kinds.judge_check.JudgeCheckSummary`)."""
@@ -175,8 +174,7 @@ def check_before_eval(
     import asyncio
 
     from eunomia.judge import Judge
-    from eunomia.kinds.judge_check import selected_count
-    from eunomia.kinds.tasks import StoredCheck, StoredVerdict
+    from eunomia.kinds.judge_check import StoredCheck, StoredVerdict, selected_count
     from eunomia.store import RunStore
 
     if not resume and store_path.is_file():

@@ -31,6 +31,7 @@ from eunomia.errors import EunomiaError, Severity
 if TYPE_CHECKING:
     from eunomia.judge import PairwisePrompt
     from eunomia.kinds import Selection
+    from eunomia.kinds.pairwise import PairwiseSummary
     from eunomia.models import ModelProvider, ModelSpec
     from eunomia.run import RunReport
     from eunomia.scheduler import RunOptions
@@ -126,13 +127,13 @@ async def run_pairwise(
     cache_systems: bool = False,
     settings: dict[str, Any] | None = None,
     providers: Mapping[str, ModelProvider] | None = None,
-) -> RunReport:
+) -> RunReport[PairwiseSummary]:
     """Compare ``second`` (B) with ``first`` (A), named ``names`` (default their specs), on
     the selected cases of ``suites``, judged by ``judge`` in both orders; export and
     summarize (``report.summary`` is the :class:`eunomia.kinds.pairwise.PairwiseSummary`).
     ``providers`` (spec -> provider) are used instead of building them (left open)."""
+    from eunomia.kinds._task_suites import Candidate
     from eunomia.kinds.pairwise import PairwisePlan
-    from eunomia.kinds.tasks import Candidate
     from eunomia.run import run_evaluation
 
     labels = list(names) if names is not None else [first.spec, second.spec]
@@ -153,7 +154,7 @@ def pairwise_eval(ctx: typer.Context) -> None:
 
     from eunomia.cli._prompts import default_run_name
     from eunomia.kinds import Selection
-    from eunomia.kinds.tasks import NO_JUDGE, selected_entries
+    from eunomia.kinds._task_suites import NO_JUDGE, selected_entries
     from eunomia.matrix import MatrixModel
     from eunomia.models import load_config, resolve_spec
     from eunomia.scheduler import RetryPolicy, RunOptions

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from eunomia.exports import CsvOutput, write_json_streaming
 from eunomia.files import file_safe
 from eunomia.kinds import Exported, Selection
-from eunomia.kinds.judge_check._answers import ANSWER_KINDS, split_row_name, unchecked
+from eunomia.kinds._task_suites import ANSWER_KINDS, split_row_name, unchecked
 from eunomia.kinds.judge_check._summary import (
     Answer,
     CaseAnswers,
@@ -39,7 +39,8 @@ TABLE_COLUMNS = ("suite", "case", "category",
                  *ANSWER_KINDS, *(f"{k}_weighted" for k in ANSWER_KINDS), "not_scored")
 
 
-def _checked(store: RunStore, row: CaseRow) -> CheckedAnswer | None:
+def stored_answer(store: RunStore, row: CaseRow) -> CheckedAnswer | None:
+    """A stored row's judged answer (None: none stored, or unreadable)."""
     if not row.response:
         return None
     try:
@@ -69,7 +70,7 @@ def stored_cases(store: RunStore, run: RunInfo, target: str
         last: CaseRow | None = None
         for row in store.iter_cases(run, info.name, target):
             case, kind = split_row_name(row.case_name)
-            checked = _checked(store, row)
+            checked = stored_answer(store, row)
             if current is None or current.case != case:
                 if current is not None and last is not None:
                     yield current, failures, last
@@ -173,7 +174,8 @@ def _table_row(case: CaseAnswers) -> dict[str, Any]:
     return row
 
 
-def export_judge_check(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exported]:
+def export_judge_check(store: RunStore, run: RunInfo,
+                       results_dir: Path) -> list[Exported[JudgeCheckSummary]]:
     """Every result file of a judge check: one set per judge."""
     base = results_dir / run.name
     targets = run.targets or ["?"]
@@ -182,7 +184,8 @@ def export_judge_check(store: RunStore, run: RunInfo, results_dir: Path) -> list
     return [_export_judge(store, run, t, base / file_safe(t)) for t in targets]
 
 
-def _export_judge(store: RunStore, run: RunInfo, target: str, base: Path) -> Exported:
+def _export_judge(store: RunStore, run: RunInfo, target: str,
+                  base: Path) -> Exported[JudgeCheckSummary]:
     summary = judge_summary(store, run, target)
     with CsvOutput(base / "tables" / TABLE_FILE, TABLE_COLUMNS) as table:
         for case, _failures, _row in stored_cases(store, run, target):

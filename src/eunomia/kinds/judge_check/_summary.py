@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from eunomia.kinds.judge_check._answers import ANSWER_KINDS, BAD_KINDS
+from eunomia.kinds._task_suites import ANSWER_KINDS, BAD_KINDS
 from eunomia.stats import (
     Interval,
     auc,

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from eunomia.kinds.judge_check._answers import ANSWER_KINDS
+from eunomia.kinds._task_suites import ANSWER_KINDS
 from eunomia.kinds.judge_check._summary import GroupCheck, JudgeCheckSummary, JudgeVerdict
 from eunomia.report import LeaderboardRow
 from eunomia.stats import Interval

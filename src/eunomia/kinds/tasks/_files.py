@@ -50,8 +50,8 @@ from eunomia.exports import (
 )
 from eunomia.files import file_safe
 from eunomia.kinds import Exported
-from eunomia.kinds.tasks._baselines import baseline_note
-from eunomia.kinds.tasks._judge_check import (
+from eunomia.kinds._task_suites import baseline_note
+from eunomia.kinds.judge_check import (
     VERDICT_COLUMNS,
     check_json,
     check_messages,
@@ -123,7 +123,8 @@ def task_records(store: RunStore, run: RunInfo, target: str | None = None
     return suites, records, prices
 
 
-def export_tasks(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exported]:
+def export_tasks(store: RunStore, run: RunInfo,
+                 results_dir: Path) -> list[Exported[TasksSummary]]:
     """Write every result file of a task run from the store; one summary per candidate.
 
     With several candidate models (a matrix run) each gets the files below in its own
@@ -137,7 +138,7 @@ def export_tasks(store: RunStore, run: RunInfo, results_dir: Path) -> list[Expor
 
 
 def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str | None,
-                      base: Path) -> Exported:
+                      base: Path) -> Exported[TasksSummary]:
     """The files of one candidate's cases (every case of the run when ``target`` is None),
     written while the store is read: see the module's docstring."""
     infos = store.suites(run)

@@ -5,7 +5,7 @@ are empty or borrowed by design: only what its judge does is said of it."""
 
 from __future__ import annotations
 
-from eunomia.kinds.tasks._baselines import NOT_APPLICABLE
+from eunomia.kinds._task_suites import NOT_APPLICABLE
 from eunomia.tasks import TasksSummary
 
 FEW = 3

@@ -1,4 +1,5 @@
-"""The controlled answers a judge scores: built from each case's reference answer.
+"""The controlled answers a judge check scores, built from each case's reference answer (and
+the other case's reference that ``baseline:reference`` answers with, :mod:`._baselines`).
 
 ``good``       the case's own expected response (a judge must score it high)
 ``other``      another case's expected response: fluent, on the suite's subject, wrong here
@@ -107,25 +108,45 @@ def split_row_name(name: str) -> tuple[str, str]:
     return case, kind
 
 
+def _first_two(suite: TaskSuite) -> tuple[str | None, str | None]:
+    """The first two references of the suite (read until they are found)."""
+    found: list[str] = []
+    for entry in iter_entries(suite):
+        own = reference(json.loads(entry[4]))
+        if own is not None:
+            found.append(own)
+            if len(found) == 2:
+                break
+    return (found[0] if found else None), (found[1] if len(found) > 1 else None)
+
+
+def with_others(suite: TaskSuite) -> Iterator[tuple[Entry, bool, str | None, str | None]]:
+    """Every case of ``suite`` in file order: its entry, whether it is a conversation, its
+    reference (None: not checkable) and the other case's: the previous reference of the
+    suite (a case before the first reference takes the first; the first takes the second's;
+    None when the suite has no other)."""
+    first, second = _first_two(suite)
+    previous: str | None = None  # the last reference before this case
+    for entry in iter_entries(suite):
+        raw = json.loads(entry[4])
+        own = reference(raw)
+        if previous is not None:
+            other: str | None = previous
+        elif own is None:
+            other = first
+        else:  # the first case with a reference takes the second's
+            other = second
+        yield entry, bool(raw.get("conversation")), own, other
+        if own is not None:
+            previous = own
+
+
 def checkable(suite: TaskSuite) -> Iterator[tuple[Entry, str, str | None]]:
     """Every checkable case of ``suite`` in file order: its entry, its reference and the
     other case's reference (None when the suite has a single checkable case)."""
-    previous: str | None = None
-    held: tuple[Entry, str] | None = None  # the first case, until the second is known
-    for entry in iter_entries(suite):
-        own = reference(json.loads(entry[4]))
-        if own is None:
-            continue
-        if held is not None:
-            yield held[0], held[1], own
-            held = None
-        if previous is None:
-            held = (entry, own)
-        else:
-            yield entry, own, previous
-        previous = own
-    if held is not None:
-        yield held[0], held[1], None
+    for entry, _conversation, own, other in with_others(suite):
+        if own is not None:
+            yield entry, own, other
 
 
 def selected(suite: TaskSuite, selection: Selection
