@@ -22,14 +22,13 @@ from eunomia.executors import Executor, TargetRecipe
 from eunomia.judge import Rubric
 from eunomia.kinds import Selection
 from eunomia.kinds._task_suites import NO_JUDGE, Candidate
-from eunomia.kinds.scenarios import LoadedScenario, ScenarioPlan, load_scenarios
-from eunomia.kinds.tasks import TaskPlan
+from eunomia.kinds.scenarios import LoadedScenario, ScenarioPlan, ScenarioSummary, load_scenarios
+from eunomia.kinds.tasks import TaskPlan, TasksSummary
 from eunomia.models import ModelProvider, ModelSpec
 from eunomia.run import RunReport, run_evaluation
 from eunomia.scheduler import RunOptions
-from eunomia.scoring import ScenarioSummary
 from eunomia.targets import FeedbackTarget
-from eunomia.tasks import TasksSummary, TaskSuite
+from eunomia.tasks import TaskSuite
 
 CaseSelection = Selection
 TaskSelection = Selection

@@ -1,4 +1,5 @@
-"""Scoring: per test case (SGI comparison) and across the cases of a scenario."""
+"""Scoring: per test case (SGI comparison) and consistency across a case's repeats; the
+summary of a scenario run is the scenario kind's (``eunomia.kinds.scenarios``)."""
 
 from eunomia.scoring._by_change import (
     NO_CHANGE,
@@ -20,22 +21,13 @@ from eunomia.scoring._credits import (
     case_points,
 )
 from eunomia.scoring._outcome import CaseOutcome, CaseStatus, build_outcome
-from eunomia.scoring._points_out import case_points_json, points_json, points_rows
 from eunomia.scoring._sgi import CaseScore, CriterionResult, MismatchPair, score_case
-from eunomia.scoring._summary import (
-    CriterionStats,
-    Failure,
-    InstructionStats,
-    ScenarioSummary,
-    score_interval,
-)
 from eunomia.scoring._tutor import (
     AgreementPair,
     TutorAgreement,
     agreement,
     correlation_text,
     interval_text,
-    tutor_agreement,
 )
 
 __all__ = [
@@ -51,12 +43,8 @@ __all__ = [
     "CreditCheck",
     "CreditDisagreement",
     "CriterionResult",
-    "CriterionStats",
-    "Failure",
-    "InstructionStats",
     "LocalizationRow",
     "MismatchPair",
-    "ScenarioSummary",
     "TutorAgreement",
     "agreement",
     "artemis_total",
@@ -65,16 +53,11 @@ __all__ = [
     "case_diff",
     "case_diffs",
     "case_points",
-    "case_points_json",
     "correlation_text",
     "groups_of",
     "interval_text",
     "localization",
     "named_elements",
-    "points_json",
-    "points_rows",
     "rates_by_change",
     "score_case",
-    "score_interval",
-    "tutor_agreement",
 ]

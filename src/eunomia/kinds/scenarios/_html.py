@@ -20,6 +20,7 @@ from eunomia.errors import EunomiaError
 from eunomia.kinds.scenarios._baseline import against_baseline
 from eunomia.kinds.scenarios._compare import facts_of
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
+from eunomia.kinds.scenarios._summary import ScenarioSummary
 from eunomia.kinds.scenarios._terminal import scenario_row
 from eunomia.kinds.scenarios._warnings import run_warnings
 from eunomia.pricing import PriceTable
@@ -47,7 +48,7 @@ from eunomia.report.html import (
     targets_of,
 )
 from eunomia.scenarios import BASELINE_DEFAULT, Scenario
-from eunomia.scoring import CaseOutcome, ConsistencySummary, ScenarioSummary
+from eunomia.scoring import CaseOutcome, ConsistencySummary
 from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
 _CORRECTNESS = frozenset({"Mean case score", "Detected correctly", "Fully correct",

@@ -15,6 +15,7 @@ from eunomia.kinds.scenarios._baseline import SCORE
 from eunomia.kinds.scenarios._compare import ScenarioFacts, definition_changes
 from eunomia.kinds.scenarios._export import export_scenarios
 from eunomia.kinds.scenarios._records_out import scenario_records
+from eunomia.kinds.scenarios._summary import ScenarioSummary
 from eunomia.kinds.scenarios._terminal import (
     print_consistency,
     print_scenario_summary,
@@ -23,7 +24,7 @@ from eunomia.kinds.scenarios._terminal import (
 from eunomia.pricing import load_price_file
 from eunomia.report import Columns, LeaderboardRow
 from eunomia.scenarios import discover, load_scenario
-from eunomia.scoring import ConsistencySummary, ScenarioSummary
+from eunomia.scoring import ConsistencySummary
 
 if TYPE_CHECKING:
     from eunomia.exports import ResultRecord

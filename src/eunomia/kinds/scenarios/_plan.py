@@ -11,10 +11,11 @@ from eunomia.executors import CallFailure, CaseCall, TargetRecipe, target_work
 from eunomia.kinds import Plan, RunContext
 from eunomia.kinds.scenarios._export import ScenarioLiveExport
 from eunomia.kinds.scenarios._kind import SCENARIOS, ScenarioKind
+from eunomia.kinds.scenarios._summary import ScenarioSummary
 from eunomia.kinds.scenarios._work import LoadedScenario, ScenarioJob, ScenarioTargetRun
 from eunomia.scenarios import Scenario, TestCase, scenario_to_json
 from eunomia.scheduler import Attempted
-from eunomia.scoring import CaseOutcome, ScenarioSummary
+from eunomia.scoring import CaseOutcome
 from eunomia.store import ResponseCache, RunInfo, RunStore
 from eunomia.targets import FeedbackTarget, TargetResponse
 

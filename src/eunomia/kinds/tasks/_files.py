@@ -58,7 +58,9 @@ from eunomia.kinds.judge_check import (
     stored_check,
     verdict_rows,
 )
+from eunomia.kinds.tasks._figures import CaseFigures, case_figures
 from eunomia.kinds.tasks._reorder import Parked
+from eunomia.kinds.tasks._summary import SummaryBuilder, TasksSummary
 from eunomia.kinds.tasks._tables import (
     CASE_COLUMNS,
     PROB_LABEL,
@@ -86,13 +88,10 @@ from eunomia.tasks import (
     CaseResult,
     Entry,
     StoredCases,
-    SummaryBuilder,
-    TasksSummary,
     TaskSuite,
     iter_entries,
     read_suite,
 )
-from eunomia.tasks._figures import CaseFigures, case_figures
 from eunomia.tasks._snapshot import EntryMetas
 
 

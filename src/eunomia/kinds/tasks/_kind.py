@@ -12,9 +12,9 @@ from eunomia.kinds import Exported, Kind, Validation, guarded_rows
 from eunomia.kinds._task_suites import holds_suites, validate_suites
 from eunomia.kinds.tasks._files import export_tasks, stored_summary
 from eunomia.kinds.tasks._records_out import task_records
+from eunomia.kinds.tasks._summary import TasksSummary
 from eunomia.kinds.tasks._terminal import print_tasks_summary, task_row
 from eunomia.report import Columns, LeaderboardRow
-from eunomia.tasks import TasksSummary
 
 if TYPE_CHECKING:
     from eunomia.exports import ResultRecord

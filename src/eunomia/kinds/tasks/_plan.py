@@ -29,11 +29,12 @@ from eunomia.kinds._task_suites import (
     serial_concurrency,
 )
 from eunomia.kinds.tasks._kind import TASKS, TaskKind
+from eunomia.kinds.tasks._summary import TasksSummary
 from eunomia.kinds.tasks._work import TaskJob, TaskTargetRun
 from eunomia.models import ModelProvider, ModelSpec, get_model
 from eunomia.pricing import PriceTable
 from eunomia.scheduler import AdaptiveLimiter
-from eunomia.tasks import CaseResult, TasksSummary, TaskSuite
+from eunomia.tasks import CaseResult, TaskSuite
 
 
 @dataclass

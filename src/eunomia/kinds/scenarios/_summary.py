@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from eunomia import defaults
 from eunomia.pricing import cost_disagrees
 from eunomia.scenarios import Scenario
-from eunomia.scoring._outcome import CaseOutcome, CaseStatus
-from eunomia.scoring._sgi import CaseScore
+from eunomia.scoring import CaseOutcome, CaseScore, CaseStatus
 from eunomia.stats import Interval, Power, cluster_mean_ci, score_power
 
 
