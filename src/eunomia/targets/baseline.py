@@ -2,7 +2,7 @@
 ``default_expected`` on every case: a system that assumes every diagram is perfect) and
 ``baseline:constant`` (per criterion the instruction most often expected). They make no
 request and cost nothing; a system not significantly better than them has learnt nothing
-from the diagrams (see ``eunomia.scoring.baseline_instructions``)."""
+from the diagrams (what they answer: ``eunomia.scenarios``, their one home)."""
 
 from __future__ import annotations
 

@@ -11,11 +11,10 @@ from typing import Any
 from eunomia.compare import CaseFacts
 from eunomia.files import file_safe
 from eunomia.kinds import Exported, Finished, LiveExport
-from eunomia.kinds.scenarios._baseline import against_baseline
 from eunomia.kinds.scenarios._compare import facts_of
 from eunomia.kinds.scenarios._files import ScenarioExporter
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
-from eunomia.kinds.scenarios._summary import ScenarioSummary
+from eunomia.kinds.scenarios._summary import ScenarioSummary, against_baseline
 from eunomia.kinds.scenarios._warnings import run_warnings
 from eunomia.scenarios import Scenario
 from eunomia.scoring import CaseOutcome, ConsistencySummary

@@ -17,10 +17,9 @@ from eunomia.apollon import render_diagram
 from eunomia.athena import AthenaFeedback
 from eunomia.compare import CaseFacts
 from eunomia.errors import EunomiaError
-from eunomia.kinds.scenarios._baseline import against_baseline
 from eunomia.kinds.scenarios._compare import facts_of
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
-from eunomia.kinds.scenarios._summary import ScenarioSummary
+from eunomia.kinds.scenarios._summary import ScenarioSummary, against_baseline
 from eunomia.kinds.scenarios._terminal import scenario_row
 from eunomia.kinds.scenarios._warnings import run_warnings
 from eunomia.pricing import PriceTable

@@ -11,11 +11,10 @@ from rich.markup import escape
 
 from eunomia import defaults
 from eunomia.kinds import Exported, Kind, Validation
-from eunomia.kinds.scenarios._baseline import SCORE
 from eunomia.kinds.scenarios._compare import ScenarioFacts, definition_changes
 from eunomia.kinds.scenarios._export import export_scenarios
 from eunomia.kinds.scenarios._records_out import scenario_records
-from eunomia.kinds.scenarios._summary import ScenarioSummary
+from eunomia.kinds.scenarios._summary import SCORE, ScenarioSummary
 from eunomia.kinds.scenarios._terminal import (
     print_consistency,
     print_scenario_summary,
