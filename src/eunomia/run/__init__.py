@@ -2,8 +2,9 @@
 
 :func:`run_evaluation` runs a kind's :class:`eunomia.kinds.Plan`; :func:`export_run`
 writes a stored run's files again; :func:`write_outputs` its CI-native outputs (JSON Lines,
-JUnit XML, a Markdown summary). The engine knows nothing of SGIs or judges: what is
-kind-specific comes from :mod:`eunomia.kinds`.
+JUnit XML, a Markdown summary); :class:`RunRequest` is the run options every command shares
+(checked, merged with a matrix file or a resumed run). The engine knows nothing of SGIs or
+judges: what is kind-specific comes from :mod:`eunomia.kinds`.
 """
 
 from eunomia.run._engine import RunReport, run_evaluation
@@ -19,17 +20,35 @@ from eunomia.run._outputs import (
     write_outputs,
     write_report_outputs,
 )
+from eunomia.run._request import (
+    LIMITS,
+    RunRequest,
+    RunResult,
+    check_positive,
+    check_run_name,
+    default_run_name,
+    run_to_resume,
+    stored_selection,
+)
 
 __all__ = [
+    "LIMITS",
     "STEP_SUMMARY_ENV",
     "CiOutputs",
     "Format",
     "RunReport",
+    "RunRequest",
+    "RunResult",
+    "check_positive",
+    "check_run_name",
     "ci_outputs",
+    "default_run_name",
     "export_format",
     "export_run",
     "open_run",
     "run_evaluation",
+    "run_to_resume",
+    "stored_selection",
     "write_comparison_outputs",
     "write_outputs",
     "write_report_outputs",
