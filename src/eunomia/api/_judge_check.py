@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Unpack
 
 from rich.console import Console
 from rich.markup import escape
@@ -30,13 +30,16 @@ from eunomia.kinds.judge_check import (
     stored_verdicts,
 )
 from eunomia.models import ModelProvider, ModelSpec, load_config, resolve_spec
-from eunomia.run import RunReport, RunRequest, RunResult, run_evaluation, run_to_resume
+from eunomia.run import run_evaluation, run_result, run_to_resume
 from eunomia.scheduler import RunOptions
 from eunomia.store import RunStore
 from eunomia.tasks import TaskSuite
 
 EVAL_SUFFIX = "-judge-check"
 """``eval --judge-check`` keeps the check of its judge as the run ``<eval run>-judge-check``."""
+
+if TYPE_CHECKING:
+    from eunomia.run import RunArgs, RunReport, RunRequest, RunResult
 
 
 async def judge_check(
@@ -50,29 +53,22 @@ async def judge_check(
     judge_repeats: int = defaults.JUDGE_REPEATS,
     rubric: Rubric | None = None,
     weighted: bool = True,
-    selection: Selection | None = None,
-    console: Console | None = None,
-    store_path: Path | None = None,
-    resume: bool = False,
-    retry_failed: bool = False,
-    use_cache: bool = True,
-    settings: dict[str, Any] | None = None,
     providers: Mapping[str, ModelProvider] | None = None,
+    **run: Unpack[RunArgs],
 ) -> RunReport[JudgeCheckSummary]:
     """Check every judge (named ``names``, default their specs) on the selected checkable
     cases of ``suites``; export and summarize (``report.exported[i].summary`` is each
     judge's :class:`eunomia.kinds.judge_check.JudgeCheckSummary`). ``providers`` (spec ->
-    an open provider) are used instead of building them (and left open)."""
+    an open provider) are used instead of building them (and left open); ``run``: the
+    engine's options (:class:`eunomia.run.RunArgs`)."""
     labels = list(names) if names is not None else [j.spec for j in judges]
     if len(labels) != len(judges):
         raise EunomiaError("give one name per judge")
     plan = JudgeCheckPlan(suites, [CheckedJudge(s, n) for s, n in zip(judges, labels,
                                                                        strict=True)],
                           judge_repeats, rubric, weighted, providers)
-    return await run_evaluation(
-        plan, run_name=run_name, results_dir=results_dir, options=options,
-        selection=selection, console=console, store_path=store_path, resume=resume,
-        retry_failed=retry_failed, use_cache=use_cache, settings=settings)
+    return await run_evaluation(plan, run_name=run_name, results_dir=results_dir,
+                                options=options, **run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,13 +115,9 @@ def judge_check_command(what: JudgeCheckRequest, run: RunRequest,
         suites, judges, run_name=run.run_name, results_dir=run.results, options=run.options,
         judge_repeats=what.judge_repeats,
         rubric=Rubric.load(what.rubric) if what.rubric is not None else None,
-        weighted=what.weighted, selection=run.selection, console=out,
-        store_path=run.store_path, resume=run.resume is not None,
-        retry_failed=run.retry_failed, use_cache=not run.no_cache, settings=settings))
-    result = RunResult(report)
-    if report.failed_cases:
-        result.failures.append(f"{report.failed_cases} answer(s) could not be judged (failed "
-                               f"calls); see judge_check.json in {report.folder}")
+        weighted=what.weighted, console=out, settings=settings, **run.engine_args()))
+    result = run_result(report, "answer(s) could not be judged (failed calls); see "
+                                "judge_check.json")
     with_load_errors(result, load_errors)
     return result
 

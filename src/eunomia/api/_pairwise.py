@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from rich.console import Console
 
@@ -15,14 +15,16 @@ from eunomia import defaults
 from eunomia.api._suites import given_models, load_task_suites, stored_models, with_load_errors
 from eunomia.errors import EunomiaError
 from eunomia.judge import PairwisePrompt
-from eunomia.kinds import Selection
 from eunomia.kinds._task_suites import NO_JUDGE, Candidate, selected_entries
 from eunomia.kinds.pairwise import PairwisePlan, PairwiseSummary
 from eunomia.matrix import MatrixModel
 from eunomia.models import ModelProvider, ModelSpec, load_config, resolve_spec
-from eunomia.run import RunReport, RunRequest, RunResult, run_evaluation, run_to_resume
+from eunomia.run import run_evaluation, run_result, run_to_resume
 from eunomia.scheduler import RunOptions
 from eunomia.tasks import TaskSuite
+
+if TYPE_CHECKING:
+    from eunomia.run import RunArgs, RunReport, RunRequest, RunResult
 
 
 async def pairwise(
@@ -35,32 +37,22 @@ async def pairwise(
     results_dir: Path,
     options: RunOptions,
     names: Sequence[str] | None = None,
-    repeats: int = 1,
     prompt: PairwisePrompt | None = None,
-    selection: Selection | None = None,
-    console: Console | None = None,
-    store_path: Path | None = None,
-    resume: bool = False,
-    retry_failed: bool = False,
-    use_cache: bool = True,
-    cache_systems: bool = False,
-    settings: dict[str, Any] | None = None,
     providers: Mapping[str, ModelProvider] | None = None,
+    **run: Unpack[RunArgs],
 ) -> RunReport[PairwiseSummary]:
     """Compare ``second`` (B) with ``first`` (A), named ``names`` (default their specs), on
     the selected cases of ``suites``, judged by ``judge`` in both orders; export and
     summarize (``report.summary`` is the :class:`eunomia.kinds.pairwise.PairwiseSummary`).
-    ``providers`` (spec -> provider) are used instead of building them (left open)."""
+    ``providers`` (spec -> provider) are used instead of building them (left open);
+    ``run``: the engine's options (:class:`eunomia.run.RunArgs`)."""
     labels = list(names) if names is not None else [first.spec, second.spec]
     if len(labels) != 2:
         raise EunomiaError("give one name per candidate (two)")
     plan = PairwisePlan(suites, Candidate(first, labels[0]), Candidate(second, labels[1]),
                         judge, prompt, providers)
-    return await run_evaluation(
-        plan, run_name=run_name, results_dir=results_dir, options=options,
-        selection=selection, repeats=repeats, console=console, store_path=store_path,
-        resume=resume, retry_failed=retry_failed, use_cache=use_cache, settings=settings,
-        cache_systems=cache_systems)
+    return await run_evaluation(plan, run_name=run_name, results_dir=results_dir,
+                                options=options, **run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,13 +101,8 @@ def pairwise_command(what: PairwiseRequest, run: RunRequest,
     assert run.run_name is not None
     report = asyncio.run(pairwise(
         suites, spec_a, spec_b, resolve_spec(what.judge, config), names=[label_a, label_b],
-        run_name=run.run_name, results_dir=run.results, options=run.options,
-        repeats=run.repeat, selection=selection, console=out, store_path=run.store_path,
-        resume=run.resume is not None, retry_failed=run.retry_failed,
-        use_cache=not run.no_cache, cache_systems=run.cache, settings=settings))
-    result = RunResult(report)
-    if report.failed_cases:
-        result.failures.append(f"{report.failed_cases} comparison(s) failed; see "
-                               f"pairwise.json in {report.folder}")
+        run_name=run.run_name, results_dir=run.results, options=run.options, console=out,
+        settings=settings, **run.engine_args()))
+    result = run_result(report, "comparison(s) failed; see pairwise.json")
     with_load_errors(result, load_errors)
     return result

@@ -8,15 +8,14 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from rich.console import Console
 from rich.markup import escape
 
 from eunomia.athena import check_id_base
 from eunomia.errors import EunomiaError, has_errors, print_diagnostics
-from eunomia.executors import Executor, TargetRecipe
-from eunomia.kinds import Selection
+from eunomia.executors import TargetRecipe
 from eunomia.kinds.scenarios import (
     LoadedScenario,
     ScenarioPlan,
@@ -25,14 +24,7 @@ from eunomia.kinds.scenarios import (
     selected_cases,
     selected_invalid,
 )
-from eunomia.run import (
-    RunReport,
-    RunRequest,
-    RunResult,
-    run_evaluation,
-    run_to_resume,
-    write_report_outputs,
-)
+from eunomia.run import run_evaluation, run_result, run_to_resume
 from eunomia.scenarios import discover
 from eunomia.scheduler import RunOptions
 from eunomia.targets import FeedbackTarget, TargetConfig, build_target
@@ -42,6 +34,9 @@ AskRunName = Callable[[], str]
 AskCases = Callable[[Sequence[LoadedScenario]], tuple[str, ...]]
 """Shows the loaded scenarios to a person at a terminal; asks which cases to run (globs)."""
 
+if TYPE_CHECKING:
+    from eunomia.run import RunArgs, RunReport, RunRequest, RunResult
+
 
 async def run_scenarios(
     loaded: Sequence[LoadedScenario],
@@ -50,30 +45,20 @@ async def run_scenarios(
     run_name: str,
     results_dir: Path,
     options: RunOptions,
-    selection: Selection | None = None,
-    console: Console | None = None,
-    store_path: Path | None = None,
-    repeats: int = 1,
-    resume: bool = False,
-    retry_failed: bool = False,
-    use_cache: bool = True,
-    settings: dict[str, Any] | None = None,
-    executor: Executor | None = None,
     recipes: Mapping[str, TargetRecipe] | None = None,
-    cache_systems: bool = False,
+    **run: Unpack[RunArgs],
 ) -> RunReport[ScenarioSummary]:
-    """Evaluate every selected case of every scenario on every target, ``repeats`` times.
+    """Evaluate every selected case of every scenario on every target (``repeats`` times);
+    ``run``: the engine's options (:class:`eunomia.run.RunArgs`: selection, repeats,
+    resume, cache, executor...).
 
     ``recipes`` (target name -> spec and config) let a remote ``executor`` rebuild each
     target on its workers.
     """
     targets = [target] if not isinstance(target, Sequence) else list(target)
-    return await run_evaluation(
-        ScenarioPlan(loaded, targets, recipes or {}), run_name=run_name,
-        results_dir=results_dir, options=options, selection=selection, repeats=repeats,
-        console=console, store_path=store_path, resume=resume, retry_failed=retry_failed,
-        use_cache=use_cache, settings=settings, executor=executor,
-        cache_systems=cache_systems)
+    return await run_evaluation(ScenarioPlan(loaded, targets, recipes or {}),
+                                run_name=run_name, results_dir=results_dir, options=options,
+                                **run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,16 +209,9 @@ def run_command(what: ScenarioRequest, run: RunRequest,
     try:
         report = asyncio.run(run_evaluation(
             ScenarioPlan(loaded, built, recipes), run_name=run.run_name,
-            results_dir=run.results, options=run.options, selection=run.selection,
-            repeats=run.repeat, console=out, store_path=run.store_path,
-            resume=run.resume is not None, retry_failed=run.retry_failed,
-            use_cache=not run.no_cache, settings=settings, executor=calls_on,
-            cache_systems=run.cache))
+            results_dir=run.results, options=run.options, console=out, settings=settings,
+            executor=calls_on, **run.engine_args()))
     finally:
         calls_on.close()
-    result = RunResult(report, write_report_outputs(report, outputs, run.results))
-    if report.failed_cases:
-        result.failures.append(f"{report.failed_cases} case(s) failed; see failures.json in "
-                               f"{report.folder}")
-    return result
+    return run_result(report, "case(s) failed; see failures.json", outputs, run.results)
 

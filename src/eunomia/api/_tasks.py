@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from rich.console import Console
 
@@ -16,24 +16,18 @@ from eunomia import defaults
 from eunomia.api._judge_check import check_before_eval
 from eunomia.api._suites import given_models, load_task_suites, stored_models, with_load_errors
 from eunomia.errors import EunomiaError
-from eunomia.executors import Executor
 from eunomia.judge import Rubric
-from eunomia.kinds import Selection
 from eunomia.kinds._task_suites import NO_JUDGE, Candidate, selected_entries
 from eunomia.kinds.judge_check import SETTING as STORED_CHECK
 from eunomia.kinds.tasks import TaskPlan, TasksSummary, check_pass_score
 from eunomia.matrix import MatrixModel
 from eunomia.models import ModelProvider, ModelSpec, load_config, resolve_spec
-from eunomia.run import (
-    RunReport,
-    RunRequest,
-    RunResult,
-    run_evaluation,
-    run_to_resume,
-    write_report_outputs,
-)
+from eunomia.run import run_evaluation, run_result, run_to_resume
 from eunomia.scheduler import RunOptions
 from eunomia.tasks import TaskSuite
+
+if TYPE_CHECKING:
+    from eunomia.run import RunArgs, RunReport, RunRequest, RunResult
 
 
 async def run_tasks(
@@ -45,24 +39,16 @@ async def run_tasks(
     results_dir: Path,
     options: RunOptions,
     judge_repeats: int = defaults.JUDGE_REPEATS,
-    repeats: int = 1,
     weights: Mapping[str, float] | None = None,
     rubric: Rubric | None = None,
-    selection: Selection | None = None,
-    console: Console | None = None,
-    store_path: Path | None = None,
-    resume: bool = False,
-    retry_failed: bool = False,
-    use_cache: bool = True,
-    settings: dict[str, Any] | None = None,
     providers: tuple[ModelProvider, ModelProvider] | None = None,
-    executor: Executor | None = None,
     names: Sequence[str] | None = None,
-    cache_systems: bool = False,
+    **run: Unpack[RunArgs],
 ) -> RunReport[TasksSummary]:
-    """Run every selected case of every suite ``repeats`` times on each ``candidate``
+    """Run every selected case of every suite (``repeats`` times) on each ``candidate``
     (named ``names``, default their specs), judged by ``judge`` (None: ``--judge none``,
-    each case scored by its checks); export and summarize.
+    each case scored by its checks); export and summarize. ``run``: the engine's options
+    (:class:`eunomia.run.RunArgs`: selection, repeats, resume, cache, executor...).
 
     ``providers`` (candidate, judge) replaces building them from the specs (they are then
     left open for their owner).
@@ -74,11 +60,8 @@ async def run_tasks(
     plan = TaskPlan(suites, [Candidate(s, n) for s, n in zip(specs, labels, strict=True)],
                     judge, judge_repeats, dict(weights or defaults.DIFFICULTY_WEIGHTS), rubric,
                     providers)
-    return await run_evaluation(
-        plan, run_name=run_name, results_dir=results_dir, options=options,
-        selection=selection, repeats=repeats, console=console, store_path=store_path,
-        resume=resume, retry_failed=retry_failed, use_cache=use_cache, settings=settings,
-        executor=executor, cache_systems=cache_systems)
+    return await run_evaluation(plan, run_name=run_name, results_dir=results_dir,
+                                options=options, **run)
 
 
 def parse_weights(text: str | None) -> dict[str, float]:
@@ -218,16 +201,10 @@ def eval_command(what: TaskRequest, run: RunRequest,
                         dict(resolved.weights or defaults.DIFFICULTY_WEIGHTS), rubric)
         report = asyncio.run(run_evaluation(
             plan, run_name=run.run_name, results_dir=run.results, options=run.options,
-            selection=selection, repeats=run.repeat, console=out,
-            store_path=run.store_path, resume=run.resume is not None,
-            retry_failed=run.retry_failed, use_cache=not run.no_cache, settings=settings,
-            executor=calls_on, cache_systems=run.cache))
+            console=out, settings=settings, executor=calls_on, **run.engine_args()))
     finally:
         calls_on.close()
-    result = RunResult(report, write_report_outputs(report, outputs, run.results))
-    if report.failed_cases:
-        result.failures.append(f"{report.failed_cases} case(s) failed; see failures.json in "
-                               f"{report.folder}")
+    result = run_result(report, "case(s) failed; see failures.json", outputs, run.results)
     if check is not None and check.failed:
         result.failures.append(f"{check.failed} answer(s) of the judge check could not be "
                                f"judged; see run {check.run}")

@@ -7,7 +7,7 @@ JUnit XML, a Markdown summary); :class:`RunRequest` is the run options every com
 judges: what is kind-specific comes from :mod:`eunomia.kinds`.
 """
 
-from eunomia.run._engine import RunReport, run_evaluation
+from eunomia.run._engine import RunArgs, RunReport, run_evaluation
 from eunomia.run._export import export_run, write_run_file
 from eunomia.run._open import open_run
 from eunomia.run._outputs import (
@@ -27,6 +27,7 @@ from eunomia.run._request import (
     check_positive,
     check_run_name,
     default_run_name,
+    run_result,
     run_to_resume,
     stored_selection,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "STEP_SUMMARY_ENV",
     "CiOutputs",
     "Format",
+    "RunArgs",
     "RunReport",
     "RunRequest",
     "RunResult",
@@ -47,6 +49,7 @@ __all__ = [
     "export_run",
     "open_run",
     "run_evaluation",
+    "run_result",
     "run_to_resume",
     "stored_selection",
     "write_comparison_outputs",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic
+from typing import Any, Generic, TypedDict
 
 from rich.console import Console
 
@@ -83,6 +83,28 @@ class RunReport(Generic[Summary_co]):
     def failed_cases(self) -> int:
         """Cases that failed (or whose file is unusable), over every target and suite."""
         return sum(e.failed for e in self.exported)
+
+
+class RequestArgs(TypedDict, total=False):
+    """What the engine takes of the run options every command shares
+    (``eunomia.run.RunRequest.engine_args``)."""
+
+    selection: Selection | None
+    repeats: int
+    store_path: Path | None
+    resume: bool
+    retry_failed: bool
+    use_cache: bool
+    cache_systems: bool
+
+
+class RunArgs(RequestArgs, total=False):
+    """The engine's keyword options beyond the plan, the run's name and folder and how calls
+    are made (see :func:`run_evaluation`); every function of ``eunomia.api`` takes them."""
+
+    console: Console | None
+    settings: dict[str, Any] | None
+    executor: Executor | None
 
 
 async def run_evaluation(

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
-from eunomia.kinds import Selection, Summary_co, kind_named
-from eunomia.run._engine import RunReport
-from eunomia.run._outputs import CiOutputs, ci_outputs
+from eunomia.kinds import Selection, Summary, Summary_co, kind_named
+from eunomia.run._engine import RequestArgs, RunReport
+from eunomia.run._outputs import CiOutputs, ci_outputs, write_report_outputs
 from eunomia.scheduler import RetryPolicy, RunOptions
 from eunomia.store import RunInfo, RunStore
 
@@ -137,6 +137,13 @@ class RunRequest:
         return RunOptions(self.concurrency, RetryPolicy(
             retries=self.retries, timeout_s=self.timeout, retry_500=self.retry_500))
 
+    def engine_args(self) -> RequestArgs:
+        """What the engine takes of these options (:func:`eunomia.run.run_evaluation`)."""
+        return RequestArgs(selection=self.selection, repeats=self.repeat,
+                       store_path=self.store_path, resume=self.resume is not None,
+                       retry_failed=self.retry_failed, use_cache=not self.no_cache,
+                       cache_systems=self.cache)
+
     def outputs(self, pass_score: float | None = None) -> CiOutputs:
         """The CI outputs asked for, every path checked before anything runs."""
         if not self.ci_files:
@@ -216,3 +223,15 @@ class RunResult(Generic[Summary_co]):
     report: RunReport[Summary_co]
     written: list[Path] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+
+
+def run_result(report: RunReport[Summary], failed: str, outputs: CiOutputs | None = None,
+               results: Path | None = None) -> RunResult[Summary]:
+    """A finished run's result: the CI ``outputs`` written (into ``results``), its failed
+    cases said as ``<n> <failed> in <folder>`` (``"case(s) failed; see failures.json"``)."""
+    written = write_report_outputs(report, outputs, results or report.folder.parent) \
+        if outputs is not None else []
+    result = RunResult(report, written)
+    if report.failed_cases:
+        result.failures.append(f"{report.failed_cases} {failed} in {report.folder}")
+    return result
