@@ -1,5 +1,5 @@
 """Build a target from its spec: ``athena``, ``example``, ``llm:<model spec>``,
-``http:<name>`` (an HTTP system of ``models.yml``), ``baseline:<kind>`` or ``recorded``
+``http:<name>`` (an HTTP system of ``models.yml``), ``baseline:<name>`` or ``recorded``
 (the feedback recorded in the scenario, replayed)."""
 
 from __future__ import annotations
@@ -31,15 +31,15 @@ class TargetConfig:
     that do not depend on the run (those stored with the request and used for the cache)."""
 
 
-def target_kinds() -> str:
+def target_specs() -> str:
     return defaults.TARGET_SPECS
 
 
 def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
     """``--server-url`` (``config.server_url``) applies to plain ``athena`` targets only;
     ``athena:<url>`` names its own URL, so one run can compare several modules."""
-    kind, _, rest = spec.partition(":")
-    if kind == "athena":
+    prefix, _, rest = spec.partition(":")
+    if prefix == "athena":
         from eunomia.targets.athena import AthenaTarget
 
         return AthenaTarget(rest or config.server_url,
@@ -48,24 +48,24 @@ def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
                             x_server_url=config.x_server_url,
                             max_connections=config.max_connections,
                             id_base=config.id_base, id_seed=config.id_seed)
-    if kind == "example" and not rest:
+    if prefix == "example" and not rest:
         from eunomia.targets.example import ExampleServerTarget
 
         return ExampleServerTarget(max_connections=config.max_connections)
-    if kind == "llm":
+    if prefix == "llm":
         from eunomia.targets.llm import LLMTarget, parse_target_spec
 
         return LLMTarget(parse_target_spec(spec), prompt_dir=config.prompt_dir)
-    if kind == "baseline":
+    if prefix == "baseline":
         from eunomia.targets.baseline import BaselineTarget
 
         return BaselineTarget(rest or "default")
-    if kind == "recorded":
+    if prefix == "recorded":
         from eunomia.targets.recorded import RecordedTarget
 
         return RecordedTarget(rest or "recorded")
-    if kind == "http":
+    if prefix == "http":
         from eunomia.targets.http import build_http_target
 
         return build_http_target(spec, max_connections=config.max_connections)
-    raise EunomiaError(f"unknown target {spec!r}: choose {target_kinds()}")
+    raise EunomiaError(f"unknown target {spec!r}: choose {target_specs()}")

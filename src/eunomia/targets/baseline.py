@@ -16,12 +16,12 @@ from eunomia.targets.athena import AthenaTarget
 class BaselineTarget:
     """A :class:`eunomia.targets.FeedbackTarget` that answers without asking anyone."""
 
-    def __init__(self, kind: str) -> None:
-        if kind not in BASELINES:
-            raise EunomiaError(f"unknown baseline {kind!r}: choose "
+    def __init__(self, baseline: str) -> None:
+        if baseline not in BASELINES:
+            raise EunomiaError(f"unknown baseline {baseline!r}: choose "
                                + " or ".join(f"baseline:{k}" for k in BASELINES))
-        self.kind = kind
-        self.name = f"baseline:{kind}"
+        self.baseline = baseline
+        self.name = f"baseline:{baseline}"
         self._formatter = AthenaTarget(None)
         self._answers: dict[str, list[AthenaFeedback]] = {}
 
@@ -42,7 +42,7 @@ class BaselineTarget:
     async def feedback(self, scenario: Scenario, case: TestCase) -> TargetResponse:
         answer = self._answers.get(scenario.name)
         if answer is None:
-            answer = self._answers[scenario.name] = baseline_feedback(scenario, self.kind)
+            answer = self._answers[scenario.name] = baseline_feedback(scenario, self.baseline)
         return TargetResponse(feedback=[f.model_copy(update={"submission_id": case.submission_id})
                                         for f in answer],
-                              raw={"baseline": self.kind})
+                              raw={"baseline": self.baseline})

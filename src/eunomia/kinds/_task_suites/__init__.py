@@ -35,10 +35,10 @@ from eunomia.kinds._task_suites._cases import (
     token_counts,
 )
 from eunomia.kinds._task_suites._controls import (
-    ANSWER_KINDS,
-    BAD_KINDS,
+    BAD_CONTROLS,
+    CONTROLS,
     REFUSAL,
-    AnswerKind,
+    Control,
     answers,
     checkable,
     padded,
@@ -62,14 +62,14 @@ from eunomia.kinds._task_suites._prompts import Guidance, suite_rubrics
 from eunomia.kinds._task_suites._suite_files import holds_suites, validate_suites
 
 __all__ = [
-    "ANSWER_KINDS",
-    "BAD_KINDS",
+    "BAD_CONTROLS",
+    "CONTROLS",
     "NOT_APPLICABLE",
     "NO_JUDGE",
     "REFUSAL",
-    "AnswerKind",
     "BaselineAnswer",
     "Candidate",
+    "Control",
     "Guidance",
     "ModelCaller",
     "ModelContext",

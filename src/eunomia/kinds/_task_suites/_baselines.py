@@ -42,7 +42,7 @@ NOT_APPLICABLE = "not applicable"
 
 def baseline_of(spec: ModelSpec) -> str | None:
     """The baseline a candidate spec names (``reference``, ``empty``), or None for a model."""
-    if spec.kind != "baseline":
+    if spec.backend != "baseline":
         return None
     if spec.model not in (REFERENCE, EMPTY):
         raise EunomiaError(f"unknown baseline {spec.spec!r}: choose baseline:{REFERENCE} or "

@@ -25,11 +25,11 @@ from typing import Literal
 from eunomia.kinds import Selection
 from eunomia.tasks import Entry, TaskSuite, iter_entries
 
-AnswerKind = Literal["good", "other", "truncated", "refusal", "padded"]
-ANSWER_KINDS: tuple[AnswerKind, ...] = ("good", "other", "truncated", "refusal", "padded")
-BAD_KINDS: tuple[AnswerKind, ...] = ("other", "truncated", "refusal")
+Control = Literal["good", "other", "truncated", "refusal", "padded"]
+CONTROLS: tuple[Control, ...] = ("good", "other", "truncated", "refusal", "padded")
+BAD_CONTROLS: tuple[Control, ...] = ("other", "truncated", "refusal")
 SEPARATOR = "#"
-"""Between a case's name and its answer's kind in a stored row (``sum-01#truncated``)."""
+"""Between a case's name and its control in a stored row (``sum-01#truncated``)."""
 
 REFUSAL = "I cannot help with that."
 PADDING: tuple[str, ...] = (
@@ -84,10 +84,10 @@ def padded(text: str) -> str:
     return "\n\n".join([text, *extra])
 
 
-def answers(own: str, other: str | None) -> dict[AnswerKind, str]:
+def answers(own: str, other: str | None) -> dict[Control, str]:
     """The controlled answers of a case with reference ``own`` (``other``: another case's),
-    each kind that can be built from them."""
-    out: dict[AnswerKind, str] = {"good": own}
+    each control that can be built from them."""
+    out: dict[Control, str] = {"good": own}
     if other is not None and other.strip() != own:
         out["other"] = other
     cut = truncated(own)
@@ -98,14 +98,14 @@ def answers(own: str, other: str | None) -> dict[AnswerKind, str]:
     return out
 
 
-def row_name(case: str, kind: AnswerKind) -> str:
-    return f"{case}{SEPARATOR}{kind}"
+def row_name(case: str, control: Control) -> str:
+    return f"{case}{SEPARATOR}{control}"
 
 
 def split_row_name(name: str) -> tuple[str, str]:
-    """(case, answer kind) of a stored row's name."""
-    case, _, kind = name.rpartition(SEPARATOR)
-    return case, kind
+    """(case, control) of a stored row's name."""
+    case, _, control = name.rpartition(SEPARATOR)
+    return case, control
 
 
 def _first_two(suite: TaskSuite) -> tuple[str | None, str | None]:
@@ -150,7 +150,7 @@ def checkable(suite: TaskSuite) -> Iterator[tuple[Entry, str, str | None]]:
 
 
 def selected(suite: TaskSuite, selection: Selection
-             ) -> Iterator[tuple[Entry, dict[AnswerKind, str]]]:
+             ) -> Iterator[tuple[Entry, dict[Control, str]]]:
     """The selected checkable cases of ``suite`` with their answers (``--case`` matches a
     case as in ``eval``; ``--max-cases`` counts checkable cases)."""
     taken = 0

@@ -43,7 +43,7 @@ class Candidate:
     @property
     def serial(self) -> bool:
         """An in-process model answers one request at a time."""
-        return self.spec.kind == "local"
+        return self.spec.backend == "local"
 
     @property
     def baseline(self) -> bool:
@@ -56,7 +56,7 @@ def serial_concurrency(context: RunContext, specs: Iterable[ModelSpec]) -> int:
     process (it answers one request at a time: said once per run), else ``--concurrency``."""
     concurrency = context.options.concurrency
     if concurrency > 1 and not context.executor.remote \
-            and any(s.kind == "local" for s in specs):
+            and any(s.backend == "local" for s in specs):
         context.note_once("a local model answers one request at a time; concurrency "
                           f"lowered from {concurrency} to 1")
         return 1

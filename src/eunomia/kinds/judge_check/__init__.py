@@ -9,10 +9,10 @@ keeps the check of its judge as a link in the eval run's settings (:class:`Store
 """
 
 from eunomia.kinds._task_suites import (
-    ANSWER_KINDS,
-    BAD_KINDS,
+    BAD_CONTROLS,
+    CONTROLS,
     REFUSAL,
-    AnswerKind,
+    Control,
     answers,
     padded,
     selected_count,
@@ -44,17 +44,17 @@ from eunomia.kinds.judge_check._work import AnswerJob, CheckedAnswer
 KIND = JUDGE_CHECK
 
 __all__ = [
-    "ANSWER_KINDS",
-    "BAD_KINDS",
+    "BAD_CONTROLS",
+    "CONTROLS",
     "KIND",
     "REFUSAL",
     "SETTING",
     "VERDICT_COLUMNS",
     "WEAK_AUC",
     "AnswerJob",
-    "AnswerKind",
     "CheckedAnswer",
     "CheckedJudge",
+    "Control",
     "GroupCheck",
     "JudgeCheckKind",
     "JudgeCheckPlan",

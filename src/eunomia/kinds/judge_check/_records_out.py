@@ -26,7 +26,7 @@ def judge_check_records(store: RunStore, run: RunInfo) -> Iterator[ResultRecord]
 
 def _record(store: RunStore, run: RunInfo, row: CaseRow) -> ResultRecord:
     checked = stored_answer(store, row)
-    kind = split_row_name(row.case_name)[1]
+    control = split_row_name(row.case_name)[1]
     reason = None
     if row.status == "unscored" and checked is not None:
         raw = next((v.raw for v in checked.verdicts if v.raw), None)
@@ -36,5 +36,5 @@ def _record(store: RunStore, run: RunInfo, row: CaseRow) -> ResultRecord:
     return neutral_record(
         run, row, reason=reason,
         category=checked.category if checked is not None else None,
-        answer_kind=kind or None, answer=checked.answer if checked is not None else None,
+        answer_kind=control or None, answer=checked.answer if checked is not None else None,
         judge_feedback=feedback or None)

@@ -21,7 +21,7 @@ from eunomia.errors import EunomiaError
 from eunomia.judge import Judge, JudgeCall, JudgeItem, Rubric, Verdict
 from eunomia.kinds import DoneKeys, Finished, Part, Selection
 from eunomia.kinds._task_suites import (
-    AnswerKind,
+    Control,
     ModelCaller,
     SuiteTargetRun,
     call_record,
@@ -48,7 +48,7 @@ class CheckedAnswer(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     case: str
-    answer_kind: AnswerKind
+    answer_kind: Control
     category: str
     answer: str
     verdicts: list[Verdict] = Field(default_factory=list)
@@ -97,7 +97,7 @@ class AnswerContext:
         return ChatResult(text=self.answer, model=ANSWERED_BY)
 
     async def judge_answer(self, item: JudgeItem) -> list[Verdict]:
-        # as eunomia.kinds.tasks.ModelContext.judge_answer (judge repeat k is the cache's
+        # as eunomia.kinds._task_suites.ModelContext.judge_answer (judge repeat k is the cache's
         # repeat index, the answer is in the request)
         item = item.model_copy(update={"guidance": item.guidance or self.guidance})
 
@@ -114,7 +114,7 @@ class AnswerContext:
 class AnswerJob:
     suite: TaskSuite
     entry: Entry
-    kind: AnswerKind
+    control: Control
     answer: str
 
 
@@ -151,16 +151,16 @@ class JudgeCheckTargetRun(SuiteTargetRun[AnswerJob, CheckedAnswer]):
         yield Part("judge check", self._jobs(selection, done), self._count(selection, done))
 
     def _pending(self, selection: Selection, done: DoneKeys
-                 ) -> Iterator[tuple[TaskSuite, Entry, AnswerKind, str]]:
+                 ) -> Iterator[tuple[TaskSuite, Entry, Control, str]]:
         for suite in self.suites:
             for entry, answers in selected(suite, selection):
-                for kind, text in answers.items():
-                    if (suite.name, self.name, row_name(entry[0], kind), 0) not in done:
-                        yield suite, entry, kind, text
+                for control, text in answers.items():
+                    if (suite.name, self.name, row_name(entry[0], control), 0) not in done:
+                        yield suite, entry, control, text
 
     def _jobs(self, selection: Selection, done: DoneKeys) -> Iterator[AnswerJob]:
-        for suite, entry, kind, text in self._pending(selection, done):
-            yield AnswerJob(suite, entry, kind, text)
+        for suite, entry, control, text in self._pending(selection, done):
+            yield AnswerJob(suite, entry, control, text)
 
     def _count(self, selection: Selection, done: DoneKeys) -> int:
         return sum(1 for _ in self._pending(selection, done))
@@ -184,7 +184,7 @@ class JudgeCheckTargetRun(SuiteTargetRun[AnswerJob, CheckedAnswer]):
             raise
         except Exception as exc:  # a bug must not lose the rest of the run
             error = internal_error(exc)
-        checked = CheckedAnswer(case=case.name, answer_kind=job.kind, category=case.category,
+        checked = CheckedAnswer(case=case.name, answer_kind=job.control, category=case.category,
                                 answer=job.answer, verdicts=verdicts, calls=ctx.calls,
                                 error=error)
         row = answer_row(job.suite.name, self.name, job.entry, checked, self.prices)

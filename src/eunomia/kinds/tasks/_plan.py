@@ -150,7 +150,7 @@ class _JudgeSide:
         if plan.providers is None:
             stack.push_async_callback(provider.close)
         remote = ctx.executor.remote
-        serial = spec.kind == "local" and not remote
+        serial = spec.backend == "local" and not remote
         limiter = AdaptiveLimiter(1 if serial else ctx.options.concurrency)
         submit = None
         if remote:
