@@ -331,6 +331,8 @@ class Kind(ABC, Generic[Summary]):
     """Whether its cases have detection and full correctness (McNemar on both)."""
     pass_rule: str = "a case passes when it was scored"
     """How one of its cases passes in the CI outputs (said when ``--pass-score`` is refused)."""
+    score_scale: str = ""
+    """What a stored score is on, in the neutral case record (``0-5``, ``%``...)."""
 
     # --- its summary: to implement -------------------------------------------------------
     @abstractmethod
@@ -371,7 +373,7 @@ class Kind(ABC, Generic[Summary]):
         self.refuse_pass_score(pass_score)
         for suite in store.suites(run):
             for row in store.iter_cases(run, suite.name):
-                yield neutral_record(run, row)
+                yield neutral_record(run, row, score_scale=self.score_scale)
 
     def refuse_pass_score(self, pass_score: float | None) -> None:
         if pass_score is not None:

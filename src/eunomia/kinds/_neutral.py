@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def neutral_record(run: RunInfo, row: CaseRow, *, passed: bool | None = None,
-                   reason: str | None = None, score_scale: str = "0-5",
+                   reason: str | None = None, score_scale: str = "",
                    category: str | None = None, answer: str | None = None,
                    judge_feedback: str | None = None,
                    answer_kind: str | None = None) -> ResultRecord:

@@ -34,7 +34,7 @@ def _record(store: RunStore, run: RunInfo, row: CaseRow) -> ResultRecord:
     feedback = "\n".join(v.feedback for v in checked.verdicts if v.feedback) \
         if checked is not None else ""
     return neutral_record(
-        run, row, reason=reason,
+        run, row, reason=reason, score_scale="0-5",
         category=checked.category if checked is not None else None,
         answer_kind=control or None, answer=checked.answer if checked is not None else None,
         judge_feedback=feedback or None)
