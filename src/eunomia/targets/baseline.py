@@ -10,34 +10,19 @@ from eunomia.athena import AthenaFeedback
 from eunomia.errors import EunomiaError
 from eunomia.scenarios import BASELINES, Scenario, TestCase, baseline_feedback
 from eunomia.targets._base import TargetResponse
-from eunomia.targets.athena import AthenaTarget
+from eunomia.targets._local import AnsweredHere
 
 
-class BaselineTarget:
+class BaselineTarget(AnsweredHere):
     """A :class:`eunomia.targets.FeedbackTarget` that answers without asking anyone."""
 
     def __init__(self, baseline: str) -> None:
         if baseline not in BASELINES:
             raise EunomiaError(f"unknown baseline {baseline!r}: choose "
                                + " or ".join(f"baseline:{k}" for k in BASELINES))
+        super().__init__(f"baseline:{baseline}")
         self.baseline = baseline
-        self.name = f"baseline:{baseline}"
-        self._formatter = AthenaTarget(None)
         self._answers: dict[str, list[AthenaFeedback]] = {}
-
-    async def open(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
-
-    @property
-    def cache_identity(self) -> str:
-        return self.name
-
-    def describe_request(self, scenario: Scenario, case: TestCase) -> bytes:
-        """The Athena request of the case (stored, so reports can draw the diagram)."""
-        return self._formatter.describe_request(scenario, case)
 
     async def feedback(self, scenario: Scenario, case: TestCase) -> TargetResponse:
         answer = self._answers.get(scenario.name)
