@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from eunomia.errors import print_diagnostics
+from eunomia.limits import check_positive
 
 if TYPE_CHECKING:
     from eunomia.run import RunResult
@@ -32,4 +33,4 @@ def finish(out: Console, result: "RunResult[object]") -> None:
         raise typer.Exit(1)
 
 
-__all__ = ["console", "finish", "print_diagnostics"]
+__all__ = ["check_positive", "console", "finish", "print_diagnostics"]

@@ -7,6 +7,7 @@ JUnit XML, a Markdown summary); :class:`RunRequest` is the run options every com
 judges: what is kind-specific comes from :mod:`eunomia.kinds`.
 """
 
+from eunomia.limits import LIMITS, check_positive, check_run_name
 from eunomia.run._engine import RunArgs, RunReport, run_evaluation
 from eunomia.run._export import export_run, write_run_file
 from eunomia.run._open import open_run
@@ -21,11 +22,8 @@ from eunomia.run._outputs import (
     write_report_outputs,
 )
 from eunomia.run._request import (
-    LIMITS,
     RunRequest,
     RunResult,
-    check_positive,
-    check_run_name,
     default_run_name,
     run_result,
     run_to_resume,

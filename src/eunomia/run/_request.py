@@ -9,8 +9,6 @@ how fast, retries, resume, cache, where the calls are made and the CI outputs.
 
 from __future__ import annotations
 
-import math
-import re
 import secrets
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -20,6 +18,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from eunomia import defaults
 from eunomia.errors import EunomiaError
 from eunomia.kinds import Selection, Summary, Summary_co, kind_named
+from eunomia.limits import check_positive, check_run_name
 from eunomia.run._engine import RequestArgs, RunReport
 from eunomia.run._outputs import CiOutputs, ci_outputs, write_report_outputs
 from eunomia.scheduler import RetryPolicy, RunOptions
@@ -30,35 +29,6 @@ if TYPE_CHECKING:
     from eunomia.matrix import ScenarioMatrix, TaskMatrix
 
 T = TypeVar("T")
-
-LIMITS: dict[str, float] = {
-    "--concurrency": defaults.MAX_CONCURRENCY, "--timeout": defaults.MAX_TIMEOUT_S,
-    "--repeat": defaults.MAX_REPEATS, "--judge-repeats": defaults.MAX_REPEATS,
-    "--retries": defaults.MAX_RETRIES,
-}
-"""The largest value of each numeric option (others: 1e9)."""
-
-_RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-
-
-def check_run_name(name: str) -> None:
-    """A run name is a folder name on every system: refuse anything else, saying why."""
-    if not _RUN_NAME.match(name):
-        raise EunomiaError(f"invalid run name {name!r}: use letters, digits, '.', '_' "
-                           "and '-' (at most 100 characters)")
-
-
-def check_positive(name: str, value: float | None, allow_zero: bool = False) -> None:
-    """An option's number: finite, positive (or zero) and at most its :data:`LIMITS`."""
-    most = LIMITS.get(name, 1e9)
-    if value is None:
-        return
-    if math.isnan(value) or value < 0 or (value == 0 and not allow_zero):
-        raise EunomiaError(f"{name} must be {'non-negative' if allow_zero else 'positive'}, "
-                           f"got {value:g}")
-    if math.isinf(value) or value > most:
-        raise EunomiaError(f"{name} must be at most {most:g}, got {value:g}")
-
 
 def default_run_name(prefix: str = "run") -> str:
     """``<prefix>_<date>_<time>_<6 random hex digits>``, e.g. ``eval_20261127_071500_3fa9c2``:
