@@ -13,6 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class Severity(StrEnum):
@@ -50,6 +56,14 @@ def error(file: Path | None, message: str, key: str = "", line: int | None = Non
 
 def warning(file: Path | None, message: str, key: str = "", line: int | None = None) -> Diagnostic:
     return Diagnostic(Severity.WARNING, file, message, key, line)
+
+
+def print_diagnostics(out: Console, diagnostics: Iterable[Diagnostic]) -> None:
+    """Every problem with its file, key path and line, one a line: errors red, warnings
+    yellow."""
+    for d in diagnostics:
+        colour = "red" if d.severity is Severity.ERROR else "yellow"
+        out.print(f"[{colour}]{escape(str(d))}[/]", soft_wrap=True)
 
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:

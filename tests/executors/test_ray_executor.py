@@ -13,6 +13,7 @@ import io
 import json
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,17 @@ from tests.support.scripted_server import (
 
 ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'eunomia[ray]'")
 
-from eunomia.api import RunOptions, RunReport, TaskRunReport, load_all, run_scenarios, run_tasks  # noqa: E402  # noqa: E402
-from eunomia.cli._run import execute_run  # noqa: E402
+from eunomia.api import (  # noqa: E402  # noqa: E402  # noqa: E402
+    RunOptions,
+    RunReport,
+    RunRequest,
+    ScenarioRequest,
+    TaskRunReport,
+    load_all,
+    run_command,
+    run_scenarios,
+    run_tasks,
+)
 from eunomia.errors import EunomiaError  # noqa: E402
 from eunomia.executors import LocalExecutor, TargetRecipe  # noqa: E402
 from eunomia.executors.ray import RayExecutor, SharedLimiter, check_reachable  # noqa: E402
@@ -244,18 +254,17 @@ def test_cli_stores_the_executor_and_resume_keeps_it(
         return real(name, ray_address=ray_address)
 
     monkeypatch.setattr(eunomia.executors, "make_executor", spy)  # imported when run
-    common: dict[str, Any] = dict(
-        targets=["athena"], results=tmp_path, store=None, cases=[], max_cases=3,
-        concurrency=2, timeout=10.0, retries=0, repeat=1, retry_failed=False,
-        no_cache=False, secret_env="ATHENA_SECRET", x_server_url="http://x",
-        prompt_dir=None, ask=False)
-    execute_run(paths=[EXAMPLES], server_url=server.url, run_name="cli", resume=None,
-                executor="ray", **common)
+    what = ScenarioRequest(targets=("athena",), secret_env="ATHENA_SECRET",
+                           x_server_url="http://x")
+    common: dict[str, Any] = dict(results=tmp_path, max_cases=3, concurrency=2, timeout=10.0,
+                                  retries=0)
+    run_command(replace(what, paths=(EXAMPLES,), server_url=server.url),
+                RunRequest(run_name="cli", executor="ray", **common))
     db = sqlite3.connect(tmp_path / "eunomia.db")
     settings = json.loads(db.execute("SELECT settings FROM runs WHERE name='cli'").fetchone()[0])
     db.close()
     assert settings["executor"] == "ray"
-    execute_run(paths=[], server_url=None, run_name=None, resume="cli", **common)
+    run_command(what, RunRequest(resume="cli", **common))
     assert made == ["ray", "ray"]
     assert len(server.requests) == 3  # resume found every case stored
 

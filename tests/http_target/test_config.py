@@ -124,7 +124,7 @@ def test_specs_resolve_by_name_and_by_alias(tmp_path: Path) -> None:
         f.write("  bot-warm:\n    spec: http:support-bot\n    settings: {temperature: 0.7}\n")
     config = load_config(path)
     by_spec = resolve_spec("http:support-bot", config)
-    assert (by_spec.spec, by_spec.kind, by_spec.model) == ("http:support-bot", "http",
+    assert (by_spec.spec, by_spec.backend, by_spec.model) == ("http:support-bot", "http",
                                                            "support-bot")
     assert by_spec.http is not None and by_spec.http.where.endswith(
         "models.yml:3 [models.support-bot.http]")

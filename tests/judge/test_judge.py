@@ -17,7 +17,7 @@ from eunomia.judge import (
     judge_schema,
     parse_answer,
 )
-from eunomia.kinds.tasks import ModelCaller
+from eunomia.kinds._task_suites import ModelCaller
 from eunomia.models import ChatResult, get_model
 from eunomia.scheduler import AdaptiveLimiter, CallError, RetryPolicy
 

@@ -9,8 +9,8 @@ from tests.judge_check.conftest import invoke
 from tests.judge_check.scripted_judge import ScriptedJudge
 
 from eunomia.kinds import Selection
+from eunomia.kinds._task_suites import checkable, selected, unchecked
 from eunomia.kinds.judge_check import REFUSAL, answers, padded, truncated
-from eunomia.kinds.judge_check._answers import checkable, selected, unchecked
 from eunomia.tasks import load_suites
 
 REFERENCE = ("This 1.7-litre stainless steel kettle boils a litre of water in about three "

@@ -10,7 +10,7 @@ from rich.console import Console
 from tests.judge_check.conftest import EXAMPLE_SUITE, invoke
 from tests.judge_check.scripted_judge import ScriptedJudge
 
-from eunomia.cli._judge_check import judge_check_for_eval
+from eunomia.api import judge_check_for_eval
 from eunomia.errors import EunomiaError
 from eunomia.kinds import Selection
 from eunomia.kinds.judge_check import stored_verdicts

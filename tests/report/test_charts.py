@@ -12,6 +12,7 @@ import matplotlib
 import pytest
 from tests.report._html import parse
 
+from eunomia.kinds.tasks import SpeedRow, TasksSummary
 from eunomia.kinds.tasks._tables import speed_svg_lines
 from eunomia.report.html._charts import Bar, hbar_chart, histogram, paired_hbar_chart
 from eunomia.report.html._mpl import clean
@@ -24,7 +25,6 @@ from eunomia.report.html._plots import (
     scatter_chart,
 )
 from eunomia.stats import linear_fit
-from eunomia.tasks import SpeedRow, TasksSummary
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -12,12 +12,12 @@ import pytest
 from eunomia.apollon import parse_diagram
 from eunomia.athena import AthenaFeedback
 from eunomia.example_server.grading import grade
+from eunomia.kinds.scenarios import ScenarioSummary
 from eunomia.mutation import generate, write_scenario
 from eunomia.scenarios import Scenario, load_scenario
 from eunomia.scoring import (
     CaseOutcome,
     CaseStatus,
-    ScenarioSummary,
     case_diffs,
     localization,
     named_elements,

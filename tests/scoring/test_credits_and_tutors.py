@@ -12,19 +12,15 @@ import pytest
 import yaml
 
 from eunomia.athena import AthenaFeedback
-from eunomia.scenarios import Scenario, load_scenario
-from eunomia.scoring import (
-    AgreementPair,
-    CaseOutcome,
-    CaseStatus,
+from eunomia.kinds.scenarios import (
     ScenarioSummary,
-    agreement,
     case_points_json,
     points_json,
     points_rows,
-    score_case,
     tutor_agreement,
 )
+from eunomia.scenarios import Scenario, load_scenario
+from eunomia.scoring import AgreementPair, CaseOutcome, CaseStatus, agreement, score_case
 from eunomia.stats import pearson, spearman
 
 DIAGRAM = {"version": "3.0.0", "type": "ClassDiagram", "elements": {}, "relationships": {}}

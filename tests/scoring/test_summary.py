@@ -9,9 +9,10 @@ import pytest
 import yaml
 
 from eunomia.athena import AthenaFeedback
+from eunomia.kinds.scenarios import ScenarioSummary
 from eunomia.pricing import CostSummary, ModelPrice, PriceTable, TokenCount
 from eunomia.scenarios import Scenario, load_scenario
-from eunomia.scoring import CaseOutcome, CaseStatus, ScenarioSummary, score_case
+from eunomia.scoring import CaseOutcome, CaseStatus, score_case
 
 DIAGRAM = {"version": "3.0.0", "type": "ClassDiagram", "elements": {}, "relationships": {}}
 

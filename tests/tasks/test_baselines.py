@@ -18,7 +18,7 @@ from tests.pairwise.scripted import Scripted, references
 from tests.support.cli import run_cli
 
 from eunomia.kinds import Selection
-from eunomia.kinds.tasks import NOT_APPLICABLE, selected_answers
+from eunomia.kinds._task_suites import NOT_APPLICABLE, selected_answers
 from eunomia.models import resolve_spec
 from eunomia.store import RunStore
 from eunomia.tasks import CaseResult, load_suite

@@ -10,8 +10,8 @@ from tests.tasks.conftest import EXAMPLE_SUITE, V1, V2
 from tests.tasks.fake_llm import FakeLLM
 from typer.testing import CliRunner
 
+from eunomia.api import parse_weights
 from eunomia.cli import app
-from eunomia.cli._eval import parse_weights
 from eunomia.errors import EunomiaError
 
 MODELS = ["--model", "openai:fake-candidate", "--judge", "openai:fake-judge"]

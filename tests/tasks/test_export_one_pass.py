@@ -18,8 +18,16 @@ from tests.tasks.conftest import EXAMPLE_SUITE, write
 
 from eunomia.api import RunOptions, run_tasks
 from eunomia.judge import Verdict
+from eunomia.kinds.tasks import (
+    TasksSummary,
+    _reorder,
+    stored_summary,
+    suite_yaml,
+    summarize,
+    task_records,
+)
 from eunomia.kinds.tasks import _files as files_module
-from eunomia.kinds.tasks import _reorder, stored_summary, suite_yaml, task_records
+from eunomia.kinds.tasks._figures import case_figures
 from eunomia.kinds.tasks._files import export_tasks, stored_record
 from eunomia.kinds.tasks._reorder import Parked
 from eunomia.kinds.tasks._tables import CASE_COLUMNS, _check_json, failure_json, table_row
@@ -31,15 +39,12 @@ from eunomia.tasks import (
     CaseRecord,
     CaseResult,
     CheckResult,
-    TasksSummary,
     iter_entries,
     load_suites,
     loaded_case,
     read_suite,
 )
-from eunomia.tasks._figures import case_figures
 from eunomia.tasks._snapshot import EntryMetas
-from eunomia.tasks._summary import summarize
 
 
 class _Provider:

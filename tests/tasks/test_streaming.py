@@ -25,7 +25,8 @@ from eunomia.exports import JsonList as _JsonList
 from eunomia.exports import Output as _Output
 from eunomia.exports import cases_yaml, dump_yaml
 from eunomia.exports import write_json_streaming as _write_json_streaming
-from eunomia.kinds.tasks import selected_entries, stored_summary, suite_yaml, task_records
+from eunomia.kinds._task_suites import selected_entries
+from eunomia.kinds.tasks import stored_summary, suite_yaml, summarize, task_records
 from eunomia.models import ChatRequest, ChatResult, Usage, resolve_spec
 from eunomia.run import export_run as export_task_run
 from eunomia.scheduler import RetryPolicy
@@ -35,7 +36,6 @@ from eunomia.tasks._loader import _load_streamed, _load_whole
 from eunomia.tasks._model import CaseList
 from eunomia.tasks._snapshot import SNAPSHOT_FORMAT
 from eunomia.tasks._stream import Fallback, Stream
-from eunomia.tasks._summary import summarize
 
 # --- loading ------------------------------------------------------------------------------
 LAYOUTS = {

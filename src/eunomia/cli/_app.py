@@ -31,6 +31,9 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain help: rich's help formatting doubles the start-up time
     help="Eunomia: how good, consistent, fast and expensive is your LLM-powered system?",
 )
+# A new command: a module here with its function (evaluating commands take the shared run
+# options with @run_options, cli/_options.py, and call their eunomia.api command), and one
+# line below.
 app.command()(_run.run)
 app.command()(_run.demo)
 app.command()(_store_cmds.runs)

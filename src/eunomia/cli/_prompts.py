@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import secrets
 import sys
-from datetime import datetime
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -19,16 +18,13 @@ def interactive() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def default_run_name() -> str:
-    """``run_<date>_<time>_<6 random hex digits>``: runs started in the same second differ."""
-    return datetime.now().strftime("run_%Y%m%d_%H%M%S_") + secrets.token_hex(3)
-
-
 def ask_run_name(console: Console) -> str:
+    from eunomia.run import default_run_name  # the engine loads when a run starts
+
     return Prompt.ask("Run name", default=default_run_name(), console=console).strip()
 
 
-def ask_case_patterns(console: Console, loaded: list[LoadedScenario]) -> tuple[str, ...]:
+def ask_case_patterns(console: Console, loaded: Sequence[LoadedScenario]) -> tuple[str, ...]:
     """Show the scenarios and their cases; ask which to run (globs, comma-separated)."""
     for item in loaded:
         sc = item.scenario

@@ -45,9 +45,9 @@ from eunomia.models._types import GenerationSettings
 from eunomia.pricing import ModelPrice, PriceTable
 from eunomia.yamlfile import diag_at, read_named_yaml, validate_document
 
-ProviderKind = Literal["local", "openai", "anthropic"]
-BUILTIN_PROVIDERS: tuple[ProviderKind, ...] = ("local", "openai", "anthropic")
-ModelKind = Literal["local", "openai", "anthropic", "http"]
+ProviderType = Literal["local", "openai", "anthropic"]
+BUILTIN_PROVIDERS: tuple[ProviderType, ...] = ("local", "openai", "anthropic")
+Backend = Literal["local", "openai", "anthropic", "http"]
 """What answers a spec: an endpoint's provider, or ``http`` (an HTTP system of ``models:``)."""
 HTTP = "http"
 
@@ -57,7 +57,7 @@ class EndpointConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    type: ProviderKind | None = None
+    type: ProviderType | None = None
     """Provider type; defaults to the endpoint's name for ``local``, ``openai``, ``anthropic``."""
     base_url: Url | None = None
     api_key_env: str | None = None
@@ -126,7 +126,7 @@ class ModelsConfig(BaseModel):
             return EndpointConfig()
         return None
 
-    def endpoint_kind(self, name: str) -> ProviderKind | None:
+    def endpoint_type(self, name: str) -> ProviderType | None:
         ep = self.endpoint(name)
         if ep is None:
             return None
@@ -208,7 +208,7 @@ def _check(config: ModelsConfig, diag: Any) -> list[Diagnostic]:
                 where = ("models", key, "spec") if entry.spec else ("models", key)
                 out.append(diag(where, f"{target!r} names no HTTP system of 'models:' "
                                        "(an entry with 'http:')"))
-        elif endpoint is not None and config.endpoint_kind(endpoint) is None:
+        elif endpoint is not None and config.endpoint_type(endpoint) is None:
             known = sorted({*BUILTIN_PROVIDERS, *config.providers})
             where = ("models", key, "spec") if entry.spec else ("models", key)
             out.append(

@@ -3,8 +3,8 @@
 ``http:<name>`` for an HTTP system under test of the config (``models: {<name>: {http: ...}}``).
 
 ``baseline:reference`` and ``baseline:empty`` name the trivial candidates of task suites
-(:data:`TASK_BASELINES`): they resolve to a spec of kind ``baseline``, which no provider
-answers — the task kinds answer for them, case by case (``eunomia.kinds.tasks``).
+(:data:`TASK_BASELINES`): they resolve to a spec of backend ``baseline``, which no provider
+answers — the kinds over task suites answer for them, case by case (``eunomia.kinds.tasks``).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from eunomia import defaults
 from eunomia.errors import EunomiaError
 from eunomia.models._config import (
     HTTP,
+    Backend,
     EndpointConfig,
-    ModelKind,
     ModelsConfig,
     SettingsOverride,
 )
@@ -43,8 +43,8 @@ SCENARIO_BASELINES = ("default", "constant")
 """The scenario targets ``baseline:default`` and ``baseline:constant`` (``eunomia run``)."""
 FREE = ModelPrice(input_cost_per_million=0.0, output_cost_per_million=0.0)
 
-SpecKind = Literal[ModelKind, "baseline"]
-"""What answers a spec: :data:`ModelKind`, or ``baseline`` (the task kinds answer)."""
+SpecBackend = Literal[Backend, "baseline"]
+"""What answers a spec: :data:`Backend`, or ``baseline`` (the kinds over task suites answer)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ class ModelSpec:
     spec: str
     """Canonical ``endpoint:model``, e.g. ``local:qwen2.5-coder-1.5b``."""
     endpoint: str
-    kind: SpecKind
+    backend: SpecBackend
     model: str
     settings: GenerationSettings = field(default_factory=GenerationSettings)
     """Generation settings for requests to this model (config overrides on the defaults)."""
@@ -120,14 +120,14 @@ def resolve_spec(spec: str, config: ModelsConfig | None = None) -> ModelSpec:
     if endpoint == HTTP:
         return _http_spec(spec, model, config, alias, overrides)
     endpoint_config = config.endpoint(endpoint)
-    kind = config.endpoint_kind(endpoint)
-    if endpoint_config is None or kind is None:
+    backend = config.endpoint_type(endpoint)
+    if endpoint_config is None or backend is None:
         endpoints = sorted({"local", "openai", "anthropic", HTTP, *config.providers})
         raise EunomiaError(
             f"unknown provider {endpoint!r} in model spec {spec!r} "
             f"(known: {', '.join(endpoints)})"
         )
-    if kind == "local":
+    if backend == "local":
         model = local_model(model).name
     canonical = f"{endpoint}:{model}"
     settings = GenerationSettings()
@@ -141,7 +141,7 @@ def resolve_spec(spec: str, config: ModelsConfig | None = None) -> ModelSpec:
     return ModelSpec(
         spec=canonical,
         endpoint=endpoint,
-        kind=kind,
+        backend=backend,
         model=model,
         settings=settings,
         price=price,
@@ -158,7 +158,7 @@ def baseline_spec(spec: str, name: str) -> ModelSpec:
         raise EunomiaError(
             f"unknown baseline {spec.strip()!r} in a model spec: choose "
             + " or ".join(f"baseline:{k}" for k in TASK_BASELINES) + scenario)
-    return ModelSpec(spec=f"{BASELINE}:{name}", endpoint=BASELINE, kind="baseline",
+    return ModelSpec(spec=f"{BASELINE}:{name}", endpoint=BASELINE, backend="baseline",
                      model=name, price=FREE)
 
 
@@ -184,7 +184,7 @@ def http_model_spec(name: str, endpoint: HttpEndpoint,
     """The spec ``http:<name>`` of an HTTP system (from ``models.yml``, or written inline in
     another file such as a matrix file)."""
     return ModelSpec(
-        spec=f"{HTTP}:{name}", endpoint=HTTP, kind="http", model=name,
+        spec=f"{HTTP}:{name}", endpoint=HTTP, backend="http", model=name,
         settings=(settings or SettingsOverride()).apply(GenerationSettings()), price=price,
         http=endpoint)
 
@@ -202,17 +202,17 @@ def get_model(spec: str | ModelSpec, config: ModelsConfig | None = None) -> Mode
     """
     resolved = spec if isinstance(spec, ModelSpec) else resolve_spec(spec, config)
     ep = resolved.endpoint_config
-    if resolved.kind == "baseline":
+    if resolved.backend == "baseline":
         raise EunomiaError(
             f"{resolved.spec} is a trivial baseline, not a model: it can only be a candidate "
             "of task suites (eunomia eval --model), never a judge or an engine's model")
-    if resolved.kind == "http":
+    if resolved.backend == "http":
         from eunomia.models.providers.http import HttpProvider
 
         if resolved.http is None:
             raise EunomiaError(f"{resolved.spec} is not an HTTP system of the model config")
         return HttpProvider(resolved.http, resolved.spec)
-    if resolved.kind == "local":
+    if resolved.backend == "local":
         from eunomia.models.providers.local import LocalProvider, import_llama_cpp
 
         import_llama_cpp()  # fail now, with the install command, rather than at the first call
@@ -221,7 +221,7 @@ def get_model(spec: str | ModelSpec, config: ModelsConfig | None = None) -> Mode
             context_tokens=ep.context_tokens or defaults.LOCAL_CONTEXT_TOKENS,
             threads=ep.threads,
         )
-    if resolved.kind == "openai":
+    if resolved.backend == "openai":
         from eunomia.models.providers.openai import OpenAIProvider
 
         base_url = ep.base_url

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypedDict
 
 from rich.console import Console
 
@@ -22,10 +22,14 @@ from eunomia.kinds import (
     DoneKeys,
     Exported,
     Finished,
+    Item,
+    Job,
     LiveExport,
     Plan,
     RunContext,
     Selection,
+    Summary,
+    Summary_co,
     TargetRun,
 )
 from eunomia.report import CaseProgress, LeaderboardRow
@@ -36,8 +40,9 @@ from eunomia.store import RunInfo, RunStore
 
 
 @dataclass(slots=True)
-class RunReport:
-    """What a run did: where its results are, its exported summaries, what it asked."""
+class RunReport(Generic[Summary_co]):
+    """What a run did: where its results are, its exported summaries (of the kind's own
+    type: a ``RunReport[TasksSummary]``...), what it asked."""
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio.run() formats the finished main task (whose result this
@@ -51,7 +56,7 @@ class RunReport:
     folder: Path
     store_path: Path
     kind: str = ""
-    exported: list[Exported] = field(default_factory=list)
+    exported: list[Exported[Summary_co]] = field(default_factory=list)
     leaderboard: list[LeaderboardRow] = field(default_factory=list)
     """With several targets: one ranked row per target, the Pareto front marked."""
     interrupted: bool = False
@@ -59,14 +64,14 @@ class RunReport:
     cache_hits: int = 0
 
     @property
-    def summaries(self) -> dict[str, Any]:
+    def summaries(self) -> dict[str, Summary_co]:
         """Every exported summary, by target (``target/suite`` for a kind that exports each
         suite apart), in run order."""
         return {e.target if e.suite is None else f"{e.target}/{e.suite}": e.summary
                 for e in self.exported}
 
     @property
-    def summary(self) -> Any:
+    def summary(self) -> Summary_co | None:
         """The first (with one target and one suite: the only) summary."""
         return self.exported[0].summary if self.exported else None
 
@@ -80,8 +85,30 @@ class RunReport:
         return sum(e.failed for e in self.exported)
 
 
+class RequestArgs(TypedDict, total=False):
+    """What the engine takes of the run options every command shares
+    (``eunomia.run.RunRequest.engine_args``)."""
+
+    selection: Selection | None
+    repeats: int
+    store_path: Path | None
+    resume: bool
+    retry_failed: bool
+    use_cache: bool
+    cache_systems: bool
+
+
+class RunArgs(RequestArgs, total=False):
+    """The engine's keyword options beyond the plan, the run's name and folder and how calls
+    are made (see :func:`run_evaluation`); every function of ``eunomia.api`` takes them."""
+
+    console: Console | None
+    settings: dict[str, Any] | None
+    executor: Executor | None
+
+
 async def run_evaluation(
-    plan: Plan,
+    plan: Plan[Job, Item, Summary],
     *,
     run_name: str,
     results_dir: Path,
@@ -96,7 +123,7 @@ async def run_evaluation(
     settings: dict[str, Any] | None = None,
     executor: Executor | None = None,
     cache_systems: bool = False,
-) -> RunReport:
+) -> RunReport[Summary]:
     """Evaluate every selected case of every suite of ``plan`` on every target,
     ``repeats`` times, and export the results.
 
@@ -119,7 +146,8 @@ async def run_evaluation(
     store_path = store_path or results_dir / defaults.STORE_FILE
     store = RunStore(store_path)
     kind = plan.kind
-    report = RunReport(run_name, results_dir / run_name, store_path, kind.name)
+    report: RunReport[Summary] = RunReport(run_name, results_dir / run_name, store_path,
+                                           kind.name)
     try:
         run_settings = {**(settings or {}), **plan.settings(), "repeats": repeats,
                         "selection": selection.to_json()}
@@ -159,14 +187,15 @@ async def run_evaluation(
     return report
 
 
-async def _run_target(store: RunStore, run: RunInfo, target: TargetRun, selection: Selection,
-                      repeats: int, done: DoneKeys, console: Console, report: RunReport,
-                      live: LiveExport | None) -> None:
+async def _run_target(store: RunStore, run: RunInfo, target: TargetRun[Job, Item],
+                      selection: Selection, repeats: int, done: DoneKeys, console: Console,
+                      report: RunReport[Summary], live: LiveExport[Item, Summary] | None
+                      ) -> None:
     for part in target.parts(selection, repeats, done):
         label = part.label if len(run.targets) == 1 else f"{target.name} {part.label}"
         with CaseProgress(console, part.total + len(part.invalid), label) as progress:
 
-            def record(finished: Finished, _progress: CaseProgress = progress) -> None:
+            def record(finished: Finished[Item], _progress: CaseProgress = progress) -> None:
                 store.record_case(run, finished.row, finished.blobs, finished.cache)
                 if live is not None:
                     live.add(finished)

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from eunomia.files import write_text_atomic
-from eunomia.kinds import Exported, Kind, LiveExport, kind_named
+from eunomia.kinds import Exported, Item, Kind, LiveExport, Summary, kind_named
 from eunomia.report import LeaderboardRow, print_leaderboard, rank, write_leaderboard
 from eunomia.store import RunInfo, RunStore
 
@@ -30,8 +30,8 @@ def write_run_file(store: RunStore, run: RunInfo, folder: Path) -> Path:
     return write_text_atomic(folder / RUN_FILE, json.dumps(data, indent=2))
 
 
-def leaderboard_rows(kind: Kind, run: RunInfo,
-                     exported: Sequence[Exported]) -> list[LeaderboardRow]:
+def leaderboard_rows(kind: Kind[Summary], run: RunInfo,
+                     exported: Sequence[Exported[Summary]]) -> list[LeaderboardRow]:
     """One ranked row per target of a run with several targets; none otherwise."""
     if len(run.targets) < 2:
         return []
@@ -39,8 +39,9 @@ def leaderboard_rows(kind: Kind, run: RunInfo,
                  for t in run.targets])
 
 
-def finish_files(store: RunStore, run: RunInfo, results_dir: Path, kind: Kind,
-                 live: LiveExport | None) -> tuple[list[Exported], list[LeaderboardRow]]:
+def finish_files(store: RunStore, run: RunInfo, results_dir: Path, kind: Kind[Summary],
+                 live: LiveExport[Item, Summary] | None
+                 ) -> tuple[list[Exported[Summary]], list[LeaderboardRow]]:
     """Finish the files written as cases finished (``live``), or write them all from the
     store; then ``run.json`` and, with several targets, ``leaderboard.csv`` (its rows are
     returned with the exported results)."""
@@ -53,12 +54,12 @@ def finish_files(store: RunStore, run: RunInfo, results_dir: Path, kind: Kind,
     return exported, rows
 
 
-def export_run(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exported]:
+def export_run(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exported[object]]:
     """Write every result file of a stored run again (``eunomia export RUN``)."""
     return finish_files(store, run, results_dir, kind_named(run.kind), None)[0]
 
 
-def print_results(console: Console, kind: Kind, exported: Sequence[Exported],
+def print_results(console: Console, kind: Kind[Summary], exported: Sequence[Exported[Summary]],
                   rows: Sequence[LeaderboardRow]) -> None:
     """Each summary, then the leaderboard of a run with several targets."""
     for e in exported:

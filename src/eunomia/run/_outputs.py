@@ -133,7 +133,7 @@ def _report_text(path: Path, command: str) -> str:
     return where + (f"; uploaded with the artifacts of {link}" if link else "")
 
 
-def run_header(kind: Kind, run: RunInfo, results_dir: Path,
+def run_header(kind: Kind[object], run: RunInfo, results_dir: Path,
                pass_score: float | None) -> RunHeader:
     facts = [(f"{kind.columns.target}s", ", ".join(run.targets))]
     judge = run.settings.get("judge")
@@ -147,14 +147,14 @@ def run_header(kind: Kind, run: RunInfo, results_dir: Path,
                              facts, report)
 
 
-def headlines(kind: Kind, exported: Sequence[Exported]) -> list[Headline]:
+def headlines(kind: Kind[object], exported: Sequence[Exported[object]]) -> list[Headline]:
     """One headline per exported summary (a target's suite, or a target over all suites)."""
     return [exports.Headline(e.target, e.suite, kind.leaderboard_row(e.target, [e]), e.notes,
                              e.warnings, e.figures) for e in exported]
 
 
-def _facts(kind: Kind, run: RunInfo, exported: Sequence[Exported], outputs: CiOutputs,
-           results_dir: Path) -> exports.RunFacts:
+def _facts(kind: Kind[object], run: RunInfo, exported: Sequence[Exported[object]],
+           outputs: CiOutputs, results_dir: Path) -> exports.RunFacts:
     def summary(digest: RecordDigest, threshold: float | None) -> str:
         return exports.run_summary(run_header(kind, run, results_dir, threshold),
                                    kind.columns, headlines(kind, exported), digest)
@@ -163,7 +163,7 @@ def _facts(kind: Kind, run: RunInfo, exported: Sequence[Exported], outputs: CiOu
                             outputs.pass_score, summary)
 
 
-def write_outputs(store: RunStore, run: RunInfo, exported: Sequence[Exported],
+def write_outputs(store: RunStore, run: RunInfo, exported: Sequence[Exported[object]],
                   outputs: CiOutputs, results_dir: Path) -> list[Path]:
     """Write the outputs asked for of a finished (or interrupted) run, from the store, in one
     pass over its cases; append the step summary's format to it. The files written (the
@@ -195,7 +195,7 @@ def write_outputs(store: RunStore, run: RunInfo, exported: Sequence[Exported],
     return written
 
 
-def write_report_outputs(report: RunReport, outputs: CiOutputs,
+def write_report_outputs(report: RunReport[object], outputs: CiOutputs,
                          results_dir: Path) -> list[Path]:
     """The outputs of a run that just ended (``eunomia run/eval --junit ...``)."""
     if not outputs.wanted:
@@ -237,7 +237,7 @@ def export_format(store: RunStore, run: RunInfo, fmt: str, output: Path | None,
     path = output or results_dir / run.name / f.file
     if str(path) != STDOUT:
         check_output_file("--output", path)
-    exported: list[Exported] = []
+    exported: list[Exported[object]] = []
     if f.summaries:
         # the summaries it shows (baseline, warnings...) come from an export, written to a
         # scratch folder: the run's own files are left as they are

@@ -21,11 +21,11 @@ BASELINE_TARGETS = frozenset(f"baseline:{k}" for k in BASELINES)
 """The targets that answer with a trivial baseline: no call, no cost."""
 
 
-def baseline_instructions(scenario: Scenario, kind: str) -> tuple[int, ...]:
-    """The instruction ids the baseline ``kind`` returns on every case of ``scenario``."""
-    if kind == "default":
+def baseline_instructions(scenario: Scenario, baseline: str) -> tuple[int, ...]:
+    """The instruction ids the baseline ``baseline`` returns on every case of ``scenario``."""
+    if baseline == "default":
         return scenario.default_expected
-    if kind == "constant":
+    if baseline == "constant":
         counts: Counter[int] = Counter(i for case in scenario.test_cases for i in case.expected)
         chosen: list[int] = []
         for criterion in scenario.criteria:
@@ -34,10 +34,10 @@ def baseline_instructions(scenario: Scenario, kind: str) -> tuple[int, ...]:
             if best[0] > 0:
                 chosen.append(best[2])
         return tuple(chosen)
-    raise EunomiaError(f"unknown baseline {kind!r}: choose {', '.join(BASELINES)}")
+    raise EunomiaError(f"unknown baseline {baseline!r}: choose {', '.join(BASELINES)}")
 
 
-def baseline_feedback(scenario: Scenario, kind: str) -> list[AthenaFeedback]:
+def baseline_feedback(scenario: Scenario, baseline: str) -> list[AthenaFeedback]:
     """The feedback items the baseline returns: one per instruction, with its credits."""
     known = scenario.instructions
     return [
@@ -46,5 +46,5 @@ def baseline_feedback(scenario: Scenario, kind: str) -> list[AthenaFeedback]:
             credits=known[i].credits, structured_grading_instruction_id=i,
             exercise_id=scenario.exercise.id, submission_id=0,
         )
-        for n, i in enumerate(baseline_instructions(scenario, kind), start=1)
+        for n, i in enumerate(baseline_instructions(scenario, baseline), start=1)
     ]

@@ -10,15 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from eunomia.errors import Diagnostic, Severity
+from eunomia.scenarios import _model as model  # its parts, rebuilt below
 from eunomia.scenarios._grades import CreditExpectation, TutorGrade
-from eunomia.scenarios._model import (
-    Criterion,
-    Exercise,
-    Instruction,
-    InvalidTestCase,
-    Scenario,
-    TestCase,
-)
+from eunomia.scenarios._model import Scenario, TestCase
 
 
 def _grades_json(t: TestCase) -> dict[str, Any]:
@@ -90,11 +84,12 @@ def scenario_to_json(sc: Scenario) -> dict[str, Any]:
 
 def scenario_from_json(data: dict[str, Any]) -> Scenario:
     criteria = tuple(
-        Criterion(
+        model.Criterion(
             c["id"], c["textual_id"], c["title"],
             tuple(
-                Instruction(i["id"], i["textual_id"], c["id"], i["credits"], i["grading_scale"],
-                            i["instruction_description"], i["feedback"])
+                model.Instruction(i["id"], i["textual_id"], c["id"], i["credits"],
+                                  i["grading_scale"], i["instruction_description"],
+                                  i["feedback"])
                 for i in c["instructions"]
             ),
         )
@@ -105,7 +100,7 @@ def scenario_from_json(data: dict[str, Any]) -> Scenario:
         name=data["name"],
         folder=Path(data["folder"]),
         server_url=data["server_url"],
-        exercise=Exercise(ex["id"], ex["title"], ex["type"], ex["max_points"],
+        exercise=model.Exercise(ex["id"], ex["title"], ex["type"], ex["max_points"],
                           ex["bonus_points"], ex["grading_instructions"],
                           ex["problem_statement"], ex["example_solution"], ex["meta"]),
         criteria=criteria,
@@ -117,7 +112,7 @@ def scenario_from_json(data: dict[str, Any]) -> Scenario:
                      mutations=tuple((op, text) for op, text in t.get("mutations", ())))
             for t in data["test_cases"]
         ],
-        invalid_cases=[InvalidTestCase(b["name"], Path(b["path"]), b["reason"])
+        invalid_cases=[model.InvalidTestCase(b["name"], Path(b["path"]), b["reason"])
                        for b in data["invalid_cases"]],
         diagnostics=[
             Diagnostic(Severity(r["severity"]), None if r["file"] is None else Path(r["file"]),

@@ -1,4 +1,5 @@
-"""Scoring: per test case (SGI comparison) and across the cases of a scenario."""
+"""Scoring: per test case (SGI comparison) and consistency across a case's repeats; the
+summary of a scenario run is the scenario kind's (``eunomia.kinds.scenarios``)."""
 
 from eunomia.scoring._by_change import (
     NO_CHANGE,
@@ -19,24 +20,15 @@ from eunomia.scoring._credits import (
     artemis_total,
     case_points,
 )
-from eunomia.scoring._metered import metering_json
+from eunomia.scoring._metered import attribution_note, metering_json, tokens_disagree
 from eunomia.scoring._outcome import CaseOutcome, CaseStatus, build_outcome
-from eunomia.scoring._points_out import case_points_json, points_json, points_rows
 from eunomia.scoring._sgi import CaseScore, CriterionResult, MismatchPair, score_case
-from eunomia.scoring._summary import (
-    CriterionStats,
-    Failure,
-    InstructionStats,
-    ScenarioSummary,
-    score_interval,
-)
 from eunomia.scoring._tutor import (
     AgreementPair,
     TutorAgreement,
     agreement,
     correlation_text,
     interval_text,
-    tutor_agreement,
 )
 
 __all__ = [
@@ -52,31 +44,24 @@ __all__ = [
     "CreditCheck",
     "CreditDisagreement",
     "CriterionResult",
-    "CriterionStats",
-    "Failure",
-    "InstructionStats",
     "LocalizationRow",
     "MismatchPair",
-    "ScenarioSummary",
     "TutorAgreement",
     "agreement",
     "artemis_total",
+    "attribution_note",
     "build_outcome",
     "case_consistency",
     "case_diff",
     "case_diffs",
     "case_points",
-    "case_points_json",
     "correlation_text",
     "groups_of",
     "interval_text",
     "localization",
     "metering_json",
     "named_elements",
-    "points_json",
-    "points_rows",
     "rates_by_change",
     "score_case",
-    "score_interval",
-    "tutor_agreement",
+    "tokens_disagree",
 ]

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from eunomia.scoring._summary import ScenarioSummary
 from eunomia.stats import Correlation, Interval, bootstrap_mean_ci, correlation
 
 FEW_CASES = 20
@@ -166,41 +165,3 @@ def agreement(pairs: Sequence[AgreementPair], graded: int | None = None,
         bias_points=_mean_ci(diff_points),
         bias_percent=_mean_ci(diff_percent),
     )
-
-
-def agreement_pairs(summary: ScenarioSummary) -> tuple[list[AgreementPair], list[str], int]:
-    """The pairs of one scenario's summary, the graded cases without one, and how many
-    cases are graded."""
-    sc = summary.scenario
-    ex = sc.exercise
-    pairs: list[AgreementPair] = []
-    unscored: list[str] = []
-    graded = 0
-    for case in sc.test_cases:
-        if case.tutor is None:
-            continue
-        graded += 1
-        awarded = summary.awarded.get(case.name)
-        if not awarded:
-            unscored.append(case.name)
-            continue
-        pairs.append(AgreementPair(sc.name, case.name, case.tutor.points,
-                                   math.fsum(awarded) / len(awarded), ex.max_points,
-                                   len(awarded)))
-    return pairs, unscored, graded
-
-
-def tutor_agreement(summaries: ScenarioSummary | Sequence[ScenarioSummary]
-                    ) -> TutorAgreement | None:
-    """Agreement with the tutors over one scenario's cases, or several scenarios' pooled
-    (one target's); None when no case of them carries a tutor's grade."""
-    many = [summaries] if isinstance(summaries, ScenarioSummary) else list(summaries)
-    pairs: list[AgreementPair] = []
-    unscored: list[str] = []
-    graded = 0
-    for summary in many:
-        p, u, g = agreement_pairs(summary)
-        pairs += p
-        unscored += [f"{summary.scenario.name}/{name}" for name in u] if len(many) > 1 else u
-        graded += g
-    return agreement(pairs, graded, unscored) if graded else None

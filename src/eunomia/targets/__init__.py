@@ -1,7 +1,7 @@
 """Systems under test: anything that returns feedback for a test case."""
 
 from eunomia.targets._base import FeedbackTarget, TargetError, TargetResponse
-from eunomia.targets._factory import TargetConfig, build_target, target_kinds
+from eunomia.targets._factory import TargetConfig, build_target, target_specs
 
 __all__ = [
     "FeedbackTarget",
@@ -9,5 +9,5 @@ __all__ = [
     "TargetError",
     "TargetResponse",
     "build_target",
-    "target_kinds",
+    "target_specs",
 ]

@@ -1,5 +1,5 @@
 """Build a target from its spec: ``athena``, ``example``, ``llm:<model spec>``,
-``http:<name>`` (an HTTP system of ``models.yml``), ``baseline:<kind>`` or ``recorded``
+``http:<name>`` (an HTTP system of ``models.yml``), ``baseline:<name>`` or ``recorded``
 (the feedback recorded in the scenario, replayed).
 
 Athena and HTTP targets take options after ``?`` (as a URL's query; they are not sent):
@@ -82,7 +82,7 @@ def _graded(spec: str, options: dict[str, str], default: bool) -> bool:
     return value
 
 
-def target_kinds() -> str:
+def target_specs() -> str:
     return defaults.TARGET_SPECS
 
 
@@ -90,12 +90,12 @@ def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
     """``--server-url`` (``config.server_url``) applies to plain ``athena`` targets only;
     ``athena:<url>`` names its own URL, so one run can compare several modules. Options after
     ``?`` (see the module docstring) override the config's."""
-    kind = spec.partition(":")[0].partition("?")[0]
+    prefix = spec.partition(":")[0].partition("?")[0]
     options: dict[str, str] = {}
-    if kind in ("athena", "http"):
+    if prefix in ("athena", "http"):
         spec, options = split_options(spec)
     target = _build(spec, config, options)
-    usage = options.get("llm_usage", config.llm_usage if kind in ("athena", "http") else None)
+    usage = options.get("llm_usage", config.llm_usage if prefix in ("athena", "http") else None)
     if usage:
         from eunomia.targets._metered import MeteredTarget
 
@@ -104,8 +104,8 @@ def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
 
 
 def _build(spec: str, config: TargetConfig, options: dict[str, str]) -> FeedbackTarget:
-    kind, _, rest = spec.partition(":")
-    if kind == "athena":
+    prefix, _, rest = spec.partition(":")
+    if prefix == "athena":
         from eunomia.targets.athena import AthenaTarget
 
         return AthenaTarget(rest or config.server_url,
@@ -117,24 +117,24 @@ def _build(spec: str, config: TargetConfig, options: dict[str, str]) -> Feedback
                             graded=_graded(spec, options, config.athena_graded))
     if "graded" in options:
         raise EunomiaError(f"target {spec!r}: graded applies to athena targets only")
-    if kind == "example" and not rest:
+    if prefix == "example" and not rest:
         from eunomia.targets.example import ExampleServerTarget
 
         return ExampleServerTarget(max_connections=config.max_connections)
-    if kind == "llm":
+    if prefix == "llm":
         from eunomia.targets.llm import LLMTarget, parse_target_spec
 
         return LLMTarget(parse_target_spec(spec), prompt_dir=config.prompt_dir)
-    if kind == "baseline":
+    if prefix == "baseline":
         from eunomia.targets.baseline import BaselineTarget
 
         return BaselineTarget(rest or "default")
-    if kind == "recorded":
+    if prefix == "recorded":
         from eunomia.targets.recorded import RecordedTarget
 
         return RecordedTarget(rest or "recorded")
-    if kind == "http":
+    if prefix == "http":
         from eunomia.targets.http import build_http_target
 
         return build_http_target(spec, max_connections=config.max_connections)
-    raise EunomiaError(f"unknown target {spec!r}: choose {target_kinds()}")
+    raise EunomiaError(f"unknown target {spec!r}: choose {target_specs()}")

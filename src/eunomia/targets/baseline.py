@@ -2,7 +2,7 @@
 ``default_expected`` on every case: a system that assumes every diagram is perfect) and
 ``baseline:constant`` (per criterion the instruction most often expected). They make no
 request and cost nothing; a system not significantly better than them has learnt nothing
-from the diagrams (see ``eunomia.scoring.baseline_instructions``)."""
+from the diagrams (what they answer: ``eunomia.scenarios``, their one home)."""
 
 from __future__ import annotations
 
@@ -10,39 +10,24 @@ from eunomia.athena import AthenaFeedback
 from eunomia.errors import EunomiaError
 from eunomia.scenarios import BASELINES, Scenario, TestCase, baseline_feedback
 from eunomia.targets._base import TargetResponse
-from eunomia.targets.athena import AthenaTarget
+from eunomia.targets._local import AnsweredHere
 
 
-class BaselineTarget:
+class BaselineTarget(AnsweredHere):
     """A :class:`eunomia.targets.FeedbackTarget` that answers without asking anyone."""
 
-    def __init__(self, kind: str) -> None:
-        if kind not in BASELINES:
-            raise EunomiaError(f"unknown baseline {kind!r}: choose "
+    def __init__(self, baseline: str) -> None:
+        if baseline not in BASELINES:
+            raise EunomiaError(f"unknown baseline {baseline!r}: choose "
                                + " or ".join(f"baseline:{k}" for k in BASELINES))
-        self.kind = kind
-        self.name = f"baseline:{kind}"
-        self._formatter = AthenaTarget(None)
+        super().__init__(f"baseline:{baseline}")
+        self.baseline = baseline
         self._answers: dict[str, list[AthenaFeedback]] = {}
-
-    async def open(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
-
-    @property
-    def cache_identity(self) -> str:
-        return self.name
-
-    def describe_request(self, scenario: Scenario, case: TestCase) -> bytes:
-        """The Athena request of the case (stored, so reports can draw the diagram)."""
-        return self._formatter.describe_request(scenario, case)
 
     async def feedback(self, scenario: Scenario, case: TestCase) -> TargetResponse:
         answer = self._answers.get(scenario.name)
         if answer is None:
-            answer = self._answers[scenario.name] = baseline_feedback(scenario, self.kind)
+            answer = self._answers[scenario.name] = baseline_feedback(scenario, self.baseline)
         return TargetResponse(feedback=[f.model_copy(update={"submission_id": case.submission_id})
                                         for f in answer],
-                              raw={"baseline": self.kind})
+                              raw={"baseline": self.baseline})

@@ -19,7 +19,7 @@ from eunomia.errors import EunomiaError
 from eunomia.scenarios import RecordedFeedback, Scenario, TestCase
 from eunomia.scheduler import CallError
 from eunomia.targets._base import TargetResponse
-from eunomia.targets.athena import AthenaTarget
+from eunomia.targets._local import AnsweredHere
 
 SOURCES = ("recorded", "tutor")
 """What ``recorded:<source>`` replays: a system's recorded feedback, or the tutor's."""
@@ -37,7 +37,7 @@ def _items(feedback: RecordedFeedback, scenario: Scenario, case: TestCase
     ]
 
 
-class RecordedTarget:
+class RecordedTarget(AnsweredHere):
     """A :class:`eunomia.targets.FeedbackTarget` answering with the scenario's records."""
 
     def __init__(self, source: str = "recorded") -> None:
@@ -45,19 +45,8 @@ class RecordedTarget:
             raise EunomiaError(f"unknown recorded feedback {source!r}: choose recorded "
                                "(a system's, the cases' 'recorded' key) or recorded:tutor "
                                "(the tutor's, 'tutor.feedback')")
+        super().__init__("recorded" if source == "recorded" else f"recorded:{source}")
         self.source = source
-        self.name = "recorded" if source == "recorded" else f"recorded:{source}"
-        self._formatter = AthenaTarget(None)
-
-    async def open(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
-
-    @property
-    def cache_identity(self) -> str:
-        return self.name
 
     def _recorded(self, case: TestCase) -> RecordedFeedback | None:
         if self.source == "tutor":
@@ -65,7 +54,7 @@ class RecordedTarget:
         return case.recorded
 
     def describe_request(self, scenario: Scenario, case: TestCase) -> bytes:
-        body = bytes(self._formatter.describe_request(scenario, case))
+        body = super().describe_request(scenario, case)
         recorded = self._recorded(case)
         if recorded is None:
             return body

@@ -1,8 +1,8 @@
 """Judged task suites: the YAML format, loading, categories (summarization, context
-retention...) with their runners, deterministic checks, results and their summary.
+retention...) with their runners, deterministic checks and the results of a case.
 
-Load with :func:`load_suites`; ``eunomia.kinds.tasks`` runs them; :func:`summarize` (or
-:class:`SummaryBuilder`, a case at a time) aggregates the results.
+Load with :func:`load_suites`; the kinds over task suites (``eunomia.kinds.tasks``,
+``judge_check``, ``pairwise``) run them, each with its own summary.
 """
 
 from eunomia.tasks._context import CaseContext, assistant, system, user
@@ -18,7 +18,6 @@ from eunomia.tasks._result import (
     SpeedResult,
     TurnResult,
 )
-from eunomia.tasks._rows import RepeatConsistency, RepeatStat, SpeedRow
 from eunomia.tasks._snapshot import (
     SNAPSHOT_FORMAT,
     StoredCases,
@@ -26,12 +25,6 @@ from eunomia.tasks._snapshot import (
     loaded_case,
     read_suite,
     write_snapshot,
-)
-from eunomia.tasks._summary import (
-    GroupStat,
-    SummaryBuilder,
-    TasksSummary,
-    summarize,
 )
 from eunomia.tasks.categories import TaskCategory, categories, category_for, category_named
 from eunomia.tasks.checks import (
@@ -60,19 +53,13 @@ __all__ = [
     "CheckResult",
     "CheckSpec",
     "Entry",
-    "GroupStat",
     "LoadedCase",
-    "RepeatConsistency",
-    "RepeatStat",
     "Role",
     "SpeedResult",
-    "SpeedRow",
     "StoredCases",
-    "SummaryBuilder",
     "TaskCase",
     "TaskCategory",
     "TaskSuite",
-    "TasksSummary",
     "Turn",
     "TurnResult",
     "assistant",
@@ -90,7 +77,6 @@ __all__ = [
     "resolve_check",
     "run_check",
     "run_checks",
-    "summarize",
     "system",
     "user",
     "write_snapshot",

@@ -91,7 +91,7 @@ class _Checker:
     reports) and every later pass (which skips the items the loading pass left out)."""
 
     prefix: Loc
-    file_kind: TaskCategory | None
+    file_category: TaskCategory | None
     problems: list[Diagnostic] | None = None
     """Where diagnostics go (None: a later pass, which reports nothing)."""
     invalid: list[tuple[str, str]] = field(default_factory=list)
@@ -147,31 +147,31 @@ class _Checker:
             return None
         ident = case.case_id if case.case_id is not None else case.id
         case_name = str(ident).strip() if ident is not None and str(ident).strip() else fallback
-        kind: TaskCategory | None = category_for(case.category) or self.file_kind
+        runs_as: TaskCategory | None = category_for(case.category) or self.file_category
         reason: str | None = None
-        if kind is None:
-            reason = (f"unknown category {case.category!r} and no kind in the file name "
+        if runs_as is None:
+            reason = (f"unknown category {case.category!r} and no category in the file name "
                       f"(known: {_known_categories()})")
             self._report(_diag(doc, (*loc, "category"), reason))
         elif case.category and category_for(case.category) is None:
             self._report(_diag(doc, (*loc, "category"),
                                f"unknown category {case.category!r}: run as "
-                               f"{kind.title} (from the file)", Severity.WARNING))
-        if kind is not None and reason is None:
-            reason = kind.requires(case)
+                               f"{runs_as.title} (from the file)", Severity.WARNING))
+        if runs_as is not None and reason is None:
+            reason = runs_as.requires(case)
             if reason is not None:
                 self._report(_diag(doc, loc, reason))
         if reason is None and case_name in self.seen:
             reason = f"duplicate case_id {case_name!r}"
             self._report(_diag(doc, loc, reason))
-        if reason is not None or kind is None:
+        if reason is not None or runs_as is None:
             self._skip(index, case_name, reason or "unusable")
             return None
         self.seen.add(case_name)
         self.count += 1
         case, item = self._scored(doc, loc, case_name, case, item)
         return LoadedCase(
-            name=case_name, kind=kind.name, index=index, line=line, case=case,
+            name=case_name, kind=runs_as.name, index=index, line=line, case=case,
             raw_json=json.dumps(item, ensure_ascii=False, default=str),
         )
 
@@ -186,12 +186,12 @@ class _Checker:
         ident = case.case_id if case.case_id is not None else case.id
         name = str(ident).strip() if ident is not None and str(ident).strip() \
             else f"case_{index + 1}"
-        kind = category_for(case.category) or self.file_kind
-        if kind is None:
+        runs_as = category_for(case.category) or self.file_category
+        if runs_as is None:
             raise _changed(path)
         case, item = self._scored(None, (), name, case, item)
         return LoadedCase(
-            name=name, kind=kind.name, index=index, line=line, case=case,
+            name=name, kind=runs_as.name, index=index, line=line, case=case,
             raw_json=json.dumps(item, ensure_ascii=False, default=str),
         )
 
@@ -237,9 +237,9 @@ def _load_streamed(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagno
         rubric_text, rubric_path, rubric_problems = _rubric(top_doc, meta)
         if rubric_problems:  # the suite asked for its own rubric: never judge it with another
             return None, rubric_problems
-        file_kind = category_for(str(meta.get("category") or "")) or category_for_file(path)
+        file_category = category_for(str(meta.get("category") or "")) or category_for_file(path)
         prefix: Loc = ("test_cases",) if stream.shape == "mapping" else ()
-        checker = _Checker(prefix, file_kind, problems, human=_human(path, problems))
+        checker = _Checker(prefix, file_category, problems, human=_human(path, problems))
         spool = Spool()
         for index, item, line in stream.items():
             case = checker.check(stream.item_doc((*prefix, index)), index, item, line)
@@ -250,20 +250,20 @@ def _load_streamed(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagno
         shape = stream.shape
         top_level = stream.top
     layout = _Layout(prefix, size, mtime)
-    return _suite(path, name, shape, top_level, (rubric_text, rubric_path), layout, file_kind,
+    return _suite(path, name, shape, top_level, (rubric_text, rubric_path), layout, file_category,
                   checker, problems, spool), problems
 
 
 def _suite(path: Path, name: str, shape: str, top_level: dict[str, Any],
            rubric: tuple[str | None, str | None], layout: _Layout,
-           file_kind: TaskCategory | None, checker: _Checker,
+           file_category: TaskCategory | None, checker: _Checker,
            problems: list[Diagnostic], spool: Spool | None = None) -> TaskSuite:
     """The loaded suite of either loading pass (``checker`` has seen every case)."""
     if checker.count == 0 and not checker.invalid:
         problems.append(error(path, "the suite has no test cases"))
     if checker.human:
         problems += unknown_cases(path, name_of(path), checker.seen)
-    source = _Pass(path.absolute(), layout, file_kind, frozenset(checker.skipped), spool,
+    source = _Pass(path.absolute(), layout, file_category, frozenset(checker.skipped), spool,
                    tuple(checker.human.items()))
     return TaskSuite(
         name=name, path=str(path), shape=shape,  # type: ignore[arg-type]
@@ -309,12 +309,12 @@ def _load_whole(path: Path, name: str) -> tuple[TaskSuite | None, list[Diagnosti
     rubric_text, rubric_path, rubric_problems = _rubric(doc, meta)
     if rubric_problems:  # the suite asked for its own rubric: never judge it with another
         return None, rubric_problems
-    file_kind = category_for(str(meta.get("category") or "")) or category_for_file(path)
-    checker = _Checker(prefix, file_kind, problems, human=_human(path, problems))
+    file_category = category_for(str(meta.get("category") or "")) or category_for_file(path)
+    checker = _Checker(prefix, file_category, problems, human=_human(path, problems))
     for index, item in enumerate(items):
         checker.check(doc, index, item, doc.line_of((*prefix, index)))
     return _suite(path, name, shape, top_level, (rubric_text, rubric_path),
-                  _Layout(prefix, size, mtime), file_kind, checker,
+                  _Layout(prefix, size, mtime), file_category, checker,
                   problems), problems
 
 
@@ -374,7 +374,7 @@ class _Pass:
 
     path: Path
     layout: _Layout
-    file_kind: TaskCategory | None
+    file_category: TaskCategory | None
     skipped: frozenset[int]
     spool: Spool | None = None
     human: tuple[tuple[str, float], ...] = ()
@@ -400,7 +400,7 @@ class _Pass:
         if self.spool is not None:
             yield from self.spool
             return
-        checker = _Checker(self.layout.prefix, self.file_kind, human=dict(self.human))
+        checker = _Checker(self.layout.prefix, self.file_category, human=dict(self.human))
         try:
             doc = read_yaml(self.path)
         except YamlFileError:

@@ -1,23 +1,34 @@
 """The judge-check kind (``eunomia judge-check``): can a judge tell good answers from bad?
 
 For each case of some task suites, a judge scores controlled answers built from the case's
-reference (:mod:`._answers`), prompted exactly as ``eval`` prompts it for that case; the
-AUC of its scores (good against bad, with a bootstrap interval over cases) says whether they
-are evidence. :class:`JudgeCheckPlan` is what to run (suites x judges); the kind itself
-(:data:`KIND`) exports, prints and ranks the results.
+reference (``eunomia.kinds._task_suites``), prompted exactly as ``eval`` prompts it for that
+case; the AUC of its scores (good against bad, with a bootstrap interval over cases) says
+whether they are evidence. :class:`JudgeCheckPlan` is what to run (suites x judges); the
+kind itself (:data:`KIND`) exports, prints and ranks the results. ``eval --judge-check``
+keeps the check of its judge as a link in the eval run's settings (:class:`StoredCheck`).
 """
 
-from eunomia.kinds.judge_check._answers import (
-    ANSWER_KINDS,
-    BAD_KINDS,
+from eunomia.kinds._task_suites import (
+    BAD_CONTROLS,
+    CONTROLS,
     REFUSAL,
-    AnswerKind,
+    Control,
     answers,
     padded,
     selected_count,
     truncated,
 )
 from eunomia.kinds.judge_check._files import export_judge_check, judge_summary, stored_verdicts
+from eunomia.kinds.judge_check._for_eval import (
+    SETTING,
+    VERDICT_COLUMNS,
+    StoredCheck,
+    StoredVerdict,
+    check_json,
+    check_messages,
+    stored_check,
+    verdict_rows,
+)
 from eunomia.kinds.judge_check._kind import JUDGE_CHECK, JudgeCheckKind
 from eunomia.kinds.judge_check._plan import CheckedJudge, JudgeCheckPlan
 from eunomia.kinds.judge_check._summary import (
@@ -28,25 +39,32 @@ from eunomia.kinds.judge_check._summary import (
     judge_verdict,
 )
 from eunomia.kinds.judge_check._terminal import print_judge_check, print_verdicts
-from eunomia.kinds.judge_check._work import CheckedAnswer
+from eunomia.kinds.judge_check._work import AnswerJob, CheckedAnswer
 
 KIND = JUDGE_CHECK
 
 __all__ = [
-    "ANSWER_KINDS",
-    "BAD_KINDS",
+    "BAD_CONTROLS",
+    "CONTROLS",
     "KIND",
     "REFUSAL",
+    "SETTING",
+    "VERDICT_COLUMNS",
     "WEAK_AUC",
-    "AnswerKind",
+    "AnswerJob",
     "CheckedAnswer",
     "CheckedJudge",
+    "Control",
     "GroupCheck",
     "JudgeCheckKind",
     "JudgeCheckPlan",
     "JudgeCheckSummary",
     "JudgeVerdict",
+    "StoredCheck",
+    "StoredVerdict",
     "answers",
+    "check_json",
+    "check_messages",
     "export_judge_check",
     "judge_summary",
     "judge_verdict",
@@ -54,6 +72,8 @@ __all__ = [
     "print_judge_check",
     "print_verdicts",
     "selected_count",
+    "stored_check",
     "stored_verdicts",
     "truncated",
+    "verdict_rows",
 ]

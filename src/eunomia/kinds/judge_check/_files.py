@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from eunomia.exports import CsvOutput, write_json_streaming
 from eunomia.files import file_safe
 from eunomia.kinds import Exported, Selection
-from eunomia.kinds.judge_check._answers import ANSWER_KINDS, split_row_name, unchecked
+from eunomia.kinds._task_suites import CONTROLS, split_row_name, unchecked
 from eunomia.kinds.judge_check._summary import (
     Answer,
     CaseAnswers,
@@ -36,10 +36,11 @@ from eunomia.tasks import read_suite
 RESULT_FILE = "judge_check.json"
 TABLE_FILE = "judge_check.csv"
 TABLE_COLUMNS = ("suite", "case", "category",
-                 *ANSWER_KINDS, *(f"{k}_weighted" for k in ANSWER_KINDS), "not_scored")
+                 *CONTROLS, *(f"{k}_weighted" for k in CONTROLS), "not_scored")
 
 
-def _checked(store: RunStore, row: CaseRow) -> CheckedAnswer | None:
+def stored_answer(store: RunStore, row: CaseRow) -> CheckedAnswer | None:
+    """A stored row's judged answer (None: none stored, or unreadable)."""
     if not row.response:
         return None
     try:
@@ -48,14 +49,14 @@ def _checked(store: RunStore, row: CaseRow) -> CheckedAnswer | None:
         return None
 
 
-def _answer(kind: str, row: CaseRow, checked: CheckedAnswer | None,
+def _answer(control: str, row: CaseRow, checked: CheckedAnswer | None,
             judge_repeats: int) -> Answer:
     if checked is None:
-        return Answer(kind, row.status, row.score, None, [])
+        return Answer(control, row.status, row.score, None, [])
     by_repeat: dict[int, float | None] = {v.repeat: (None if v.score is None else
                                                      float(v.score)) for v in checked.verdicts}
     repeats = [by_repeat.get(k) for k in range(judge_repeats)] if checked.verdicts else []
-    return Answer(kind, checked.status, checked.score, checked.weighted, repeats)
+    return Answer(control, checked.status, checked.score, checked.weighted, repeats)
 
 
 def stored_cases(store: RunStore, run: RunInfo, target: str
@@ -68,14 +69,14 @@ def stored_cases(store: RunStore, run: RunInfo, target: str
         failures: list[tuple[str, str, str, str]] = []
         last: CaseRow | None = None
         for row in store.iter_cases(run, info.name, target):
-            case, kind = split_row_name(row.case_name)
-            checked = _checked(store, row)
+            case, control = split_row_name(row.case_name)
+            checked = stored_answer(store, row)
             if current is None or current.case != case:
                 if current is not None and last is not None:
                     yield current, failures, last
                 current = CaseAnswers(info.name, case, checked.category if checked else "")
                 failures = []
-            current.answers[kind] = _answer(kind, row, checked, repeats)
+            current.answers[control] = _answer(control, row, checked, repeats)
             if row.status != "scored":
                 reason = row.error or (_unscored_reason(checked) if checked else "") or "-"
                 failures.append((info.name, row.case_name, row.status, reason))
@@ -138,7 +139,7 @@ def group_json(g: GroupCheck) -> dict[str, Any]:
         "suite": g.suite, "cases": g.cases, "answers": g.answers, "scored": g.scored,
         "unscored": g.unscored, "failed": g.failed, "auc": _interval(g.auc),
         "weighted_auc": _interval(g.weighted_auc), "weighted_answers": g.weighted_answers,
-        "auc_by_bad_kind": g.auc_by_kind,
+        "auc_by_bad_kind": g.auc_by_control,
         "mean_score": {k: _interval(v) for k, v in g.means.items()},
         "mean_weighted_score": g.weighted_means,
         "verbosity_bias": _interval(g.verbosity),
@@ -164,16 +165,18 @@ def summary_json(s: JudgeCheckSummary, run: RunInfo) -> dict[str, Any]:
 
 def _table_row(case: CaseAnswers) -> dict[str, Any]:
     row: dict[str, Any] = {"suite": case.suite, "case": case.case, "category": case.category}
-    for kind in ANSWER_KINDS:
-        a = case.answers.get(kind)
-        row[kind] = "" if a is None or a.score is None else round(a.score, 4)
-        row[f"{kind}_weighted"] = "" if a is None or a.weighted is None else round(a.weighted, 4)
+    for control in CONTROLS:
+        a = case.answers.get(control)
+        row[control] = "" if a is None or a.score is None else round(a.score, 4)
+        row[f"{control}_weighted"] = "" if a is None or a.weighted is None else \
+            round(a.weighted, 4)
     row["not_scored"] = " ".join(f"{k}:{a.status}" for k, a in case.answers.items()
                                  if a.status != "scored")
     return row
 
 
-def export_judge_check(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exported]:
+def export_judge_check(store: RunStore, run: RunInfo,
+                       results_dir: Path) -> list[Exported[JudgeCheckSummary]]:
     """Every result file of a judge check: one set per judge."""
     base = results_dir / run.name
     targets = run.targets or ["?"]
@@ -182,7 +185,8 @@ def export_judge_check(store: RunStore, run: RunInfo, results_dir: Path) -> list
     return [_export_judge(store, run, t, base / file_safe(t)) for t in targets]
 
 
-def _export_judge(store: RunStore, run: RunInfo, target: str, base: Path) -> Exported:
+def _export_judge(store: RunStore, run: RunInfo, target: str,
+                  base: Path) -> Exported[JudgeCheckSummary]:
     summary = judge_summary(store, run, target)
     with CsvOutput(base / "tables" / TABLE_FILE, TABLE_COLUMNS) as table:
         for case, _failures, _row in stored_cases(store, run, target):

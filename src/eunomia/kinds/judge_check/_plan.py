@@ -9,21 +9,18 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
 from eunomia.judge import Judge, Rubric
-from eunomia.kinds import Kind, RunContext
-from eunomia.kinds.judge_check._kind import JUDGE_CHECK
-from eunomia.kinds.judge_check._work import JudgeCheckTargetRun
-from eunomia.kinds.tasks import ModelCaller, price_table
-from eunomia.models import ModelProvider, ModelSpec, get_model
+from eunomia.kinds import RunContext
+from eunomia.kinds._task_suites import Providers, SuitePlan, price_table, serial_concurrency
+from eunomia.kinds.judge_check._kind import JUDGE_CHECK, JudgeCheckKind
+from eunomia.kinds.judge_check._summary import JudgeCheckSummary
+from eunomia.kinds.judge_check._work import AnswerJob, CheckedAnswer, JudgeCheckTargetRun
+from eunomia.models import ModelProvider, ModelSpec
 from eunomia.pricing import PriceTable
-from eunomia.scheduler import AdaptiveLimiter
-from eunomia.store import ResponseCache, RunInfo, RunStore
-from eunomia.tasks import TaskSuite, write_snapshot
+from eunomia.tasks import TaskSuite
 
 
 @dataclass(slots=True)
@@ -34,15 +31,15 @@ class CheckedJudge:
     label: str
 
 
-@dataclass(slots=True)
-class JudgeCheckPlan:
+@dataclass
+class JudgeCheckPlan(SuitePlan[AnswerJob, CheckedAnswer, JudgeCheckSummary]):
     """Every selected checkable case of ``suites``, its controlled answers scored by each
-    judge. An :class:`eunomia.kinds.Plan`.
+    judge.
 
     ``weighted`` also asks each judge for the probabilities of the score values (where its
     provider gives them: the probability-weighted score is reported beside the sampled one).
-    ``providers`` (judge label -> provider) replaces building them from the specs (they are
-    then left open for their owner).
+    ``providers`` (spec -> provider) replaces building those from the specs (they are then
+    left open for their owner).
     """
 
     suites: Sequence[TaskSuite]
@@ -61,59 +58,29 @@ class JudgeCheckPlan:
         self.prices = price_table(*(j.spec for j in self.judges))
 
     @property
-    def kind(self) -> Kind:
+    def kind(self) -> JudgeCheckKind:
         return JUDGE_CHECK
 
     @property
     def targets(self) -> list[str]:
         return [j.label for j in self.judges]
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, object]:
         rubric = self.rubric or Rubric.load()
         return {"judges": [j.spec.spec for j in self.judges],
                 "judge_repeats": self.judge_repeats, "rubric": str(rubric.path),
                 "weighted": self.weighted}
 
-    def snapshot(self, store: RunStore, run: RunInfo) -> None:
-        prices = self.prices.to_json()
-        self.suites = [write_snapshot(store, run, suite, prices) for suite in self.suites]
-
-    def live_export(self, results_dir: Path, run: RunInfo) -> None:
-        return None  # exported from the store at the end
-
     @asynccontextmanager
-    async def session(self, context: RunContext) -> AsyncIterator[_Session]:
-        yield _Session(self, context)
-
-
-class _Session:
-    def __init__(self, plan: JudgeCheckPlan, context: RunContext) -> None:
-        self.plan = plan
-        self.context = context
-        self._noted = False
-
-    @asynccontextmanager
-    async def target(self, name: str) -> AsyncIterator[JudgeCheckTargetRun]:
+    async def target(self, context: RunContext,
+                     name: str) -> AsyncIterator[JudgeCheckTargetRun]:
         """One judge, open for its turn."""
-        plan, ctx = self.plan, self.context
-        checked = next(j for j in plan.judges if j.label == name)
-        concurrency = ctx.options.concurrency
-        if checked.spec.kind == "local" and concurrency > 1:
-            if not self._noted:
-                ctx.console.print("[yellow]note:[/] a local model answers one request at a "
-                                  f"time; concurrency lowered from {concurrency} to 1")
-                self._noted = True
-            concurrency = 1
+        checked = next(j for j in self.judges if j.label == name)
+        concurrency = serial_concurrency(context, [checked.spec])
         async with AsyncExitStack() as stack:
-            if plan.providers is not None and name in plan.providers:
-                provider = plan.providers[name]
-            else:
-                provider = get_model(checked.spec)
-                stack.push_async_callback(provider.close)
-            caller = ModelCaller(provider, checked.spec.spec, "judge", policy=ctx.options.policy,
-                                 limiter=AdaptiveLimiter(concurrency),
-                                 cache=ResponseCache(ctx.store, read=ctx.reads_cache(provider)))
-            judge = Judge(plan.rubric, repeats=plan.judge_repeats,
-                          settings=checked.spec.settings, weighted=plan.weighted)
-            yield JudgeCheckTargetRun(name, plan.suites, caller, judge, plan.prices,
+            caller = Providers(stack, context, concurrency, self.providers).caller(
+                checked.spec, "judge")
+            judge = Judge(self.rubric, repeats=self.judge_repeats,
+                          settings=checked.spec.settings, weighted=self.weighted)
+            yield JudgeCheckTargetRun(name, self.suites, caller, judge, self.prices,
                                       concurrency)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from eunomia.kinds.judge_check._answers import ANSWER_KINDS, BAD_KINDS
+from eunomia.kinds._task_suites import BAD_CONTROLS, CONTROLS
 from eunomia.stats import (
     Interval,
     auc,
@@ -36,7 +36,7 @@ class Answer:
     """One judged controlled answer: its mean sampled score over the judge's repeats, its
     probability-weighted score, each repeat's score (None: unscored)."""
 
-    kind: str
+    control: str
     status: str
     score: float | None
     weighted: float | None
@@ -85,8 +85,8 @@ class GroupCheck:
     failed: int
     auc: Interval | None
     weighted_auc: Interval | None
-    auc_by_kind: dict[str, float | None]
-    """Good against each kind of bad answer alone (point estimates)."""
+    auc_by_control: dict[str, float | None]
+    """Good against each bad control alone (point estimates)."""
     means: dict[str, Interval | None]
     weighted_means: dict[str, float | None]
     verbosity: Interval | None
@@ -135,13 +135,13 @@ def judge_verdict(judge: str, suite: str | None, auc_ci: Interval | None,
     return JudgeVerdict(judge, suite, level, text, auc_ci, weighted, verbosity)
 
 
-def _scores(cases: Sequence[CaseAnswers], kinds: Iterable[str], weighted: bool
+def _scores(cases: Sequence[CaseAnswers], controls: Iterable[str], weighted: bool
             ) -> list[list[float]]:
     out = []
     for c in cases:
         values = []
-        for kind in kinds:
-            a = c.answers.get(kind)
+        for control in controls:
+            a = c.answers.get(control)
             value = None if a is None else (a.weighted if weighted else a.score)
             if value is not None:
                 values.append(value)
@@ -151,7 +151,7 @@ def _scores(cases: Sequence[CaseAnswers], kinds: Iterable[str], weighted: bool
 
 def _auc_ci(cases: Sequence[CaseAnswers], weighted: bool) -> Interval | None:
     return clustered_auc_ci(_scores(cases, ("good",), weighted),
-                            _scores(cases, BAD_KINDS, weighted))
+                            _scores(cases, BAD_CONTROLS, weighted))
 
 
 def group_check(judge: str, suite: str | None, cases: Sequence[CaseAnswers],
@@ -162,15 +162,15 @@ def group_check(judge: str, suite: str | None, cases: Sequence[CaseAnswers],
     with_weights = sum(a.weighted is not None for a in answers)
     weighted = _auc_ci(cases, weighted=True) if with_weights else None
     good = [s for v in _scores(cases, ("good",), False) for s in v]
-    by_kind: dict[str, float | None] = {
-        k: auc(good, [s for v in _scores(cases, (k,), False) for s in v]) for k in BAD_KINDS}
+    by_control: dict[str, float | None] = {
+        k: auc(good, [s for v in _scores(cases, (k,), False) for s in v]) for k in BAD_CONTROLS}
     means: dict[str, Interval | None] = {}
     weighted_means: dict[str, float | None] = {}
-    for kind in ANSWER_KINDS:
-        values = [a.score for a in answers if a.kind == kind and a.score is not None]
-        means[kind] = bootstrap_mean_ci(values)
-        wv = [a.weighted for a in answers if a.kind == kind and a.weighted is not None]
-        weighted_means[kind] = sum(wv) / len(wv) if wv else None
+    for control in CONTROLS:
+        values = [a.score for a in answers if a.control == control and a.score is not None]
+        means[control] = bootstrap_mean_ci(values)
+        wv = [a.weighted for a in answers if a.control == control and a.weighted is not None]
+        weighted_means[control] = sum(wv) / len(wv) if wv else None
     diffs = [pad.score - ref.score for c in cases
              if (ref := c.answers.get("good")) is not None and ref.score is not None
              and (pad := c.answers.get("padded")) is not None and pad.score is not None]
@@ -186,7 +186,7 @@ def group_check(judge: str, suite: str | None, cases: Sequence[CaseAnswers],
         scored=sum(a.status == "scored" for a in answers),
         unscored=sum(a.status == "unscored" for a in answers),
         failed=sum(a.status not in ("scored", "unscored") for a in answers),
-        auc=sampled, weighted_auc=weighted, auc_by_kind=by_kind, means=means,
+        auc=sampled, weighted_auc=weighted, auc_by_control=by_control, means=means,
         weighted_means=weighted_means, verbosity=verbosity, alpha=alpha, icc=agreement,
         verdict=judge_verdict(judge, suite, sampled, weighted, verbosity),
         weighted_answers=with_weights)

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from eunomia.kinds.judge_check._answers import ANSWER_KINDS
+from eunomia.kinds._task_suites import CONTROLS
 from eunomia.kinds.judge_check._summary import GroupCheck, JudgeCheckSummary, JudgeVerdict
 from eunomia.report import LeaderboardRow
 from eunomia.stats import Interval
@@ -33,7 +33,7 @@ def _group_row(g: GroupCheck) -> list[str]:
     return [escape(g.suite or "all suites"), str(g.cases),
             f"{g.scored}/{g.answers}", _ci(g.auc), _ci(g.weighted_auc),
             *(_opt(m.estimate) if (m := g.means.get(k)) is not None else "-"
-              for k in ANSWER_KINDS),
+              for k in CONTROLS),
             _ci(g.verbosity, sign="+")]
 
 

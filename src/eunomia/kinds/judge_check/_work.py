@@ -4,7 +4,8 @@ prompted exactly as ``eval`` prompts it for that case.
 The case's own category runner builds the judge's item (instruction, reference, difficult
 points, the category's guidance, the suite's rubric), as in ``eval``; its "candidate" is the
 controlled answer, so no model is asked for an answer. The judge calls go through the same
-:class:`eunomia.kinds.tasks.ModelCaller` as ``eval``'s judge: cached, retried, rate-limited.
+:class:`eunomia.kinds._task_suites.ModelCaller` as ``eval``'s judge: cached, retried,
+rate-limited.
 """
 
 from __future__ import annotations
@@ -19,10 +20,19 @@ from pydantic import BaseModel, ConfigDict, Field
 from eunomia.errors import EunomiaError
 from eunomia.judge import Judge, JudgeCall, JudgeItem, Rubric, Verdict
 from eunomia.kinds import DoneKeys, Finished, Part, Selection
-from eunomia.kinds.judge_check._answers import AnswerKind, row_name, selected
-from eunomia.kinds.tasks import Guidance, ModelCaller, suite_rubrics
+from eunomia.kinds._task_suites import (
+    Control,
+    ModelCaller,
+    SuiteTargetRun,
+    call_record,
+    calls_cost,
+    calls_latency,
+    finished,
+    row_name,
+    selected,
+)
 from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings
-from eunomia.pricing import PriceTable, TokenCount
+from eunomia.pricing import PriceTable
 from eunomia.scheduler import CallError, internal_error
 from eunomia.store import CaseRow, blob_hash, json_bytes, now
 from eunomia.tasks import CallRecord, CaseStatus, Entry, TaskSuite, category_named, loaded_case
@@ -38,7 +48,7 @@ class CheckedAnswer(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     case: str
-    answer_kind: AnswerKind
+    answer_kind: Control
     category: str
     answer: str
     verdicts: list[Verdict] = Field(default_factory=list)
@@ -69,14 +79,6 @@ class CheckedAnswer(BaseModel):
         return "scored" if self.scores else "unscored"
 
 
-def _record(got: JudgeCall) -> CallRecord:
-    r = got.result
-    return CallRecord(role="judge", model=r.model, input_tokens=r.usage.input_tokens,
-                      output_tokens=r.usage.output_tokens,
-                      cached_input_tokens=r.usage.cached_input_tokens, latency_s=r.latency_s,
-                      attempts=got.attempts, cached=got.cached)
-
-
 @dataclass(slots=True)
 class AnswerContext:
     """The :class:`eunomia.tasks.CaseContext` of one controlled answer: the "candidate"
@@ -95,14 +97,14 @@ class AnswerContext:
         return ChatResult(text=self.answer, model=ANSWERED_BY)
 
     async def judge_answer(self, item: JudgeItem) -> list[Verdict]:
-        # as eunomia.kinds.tasks.ModelContext.judge_answer (judge repeat k is the cache's
+        # as eunomia.kinds._task_suites.ModelContext.judge_answer (judge repeat k is the cache's
         # repeat index, the answer is in the request)
         item = item.model_copy(update={"guidance": item.guidance or self.guidance})
 
         async def call(request: ChatRequest, k: int,
                        validate: Callable[[ChatResult], Any]) -> JudgeCall:
             got = await self.judge_caller.call(request, k, validate)
-            self.calls.append(_record(got))
+            self.calls.append(call_record("judge", got, first_token=False, log=False))
             return got
 
         return await self.judge.score(item, call, self.rubric)
@@ -112,7 +114,7 @@ class AnswerContext:
 class AnswerJob:
     suite: TaskSuite
     entry: Entry
-    kind: AnswerKind
+    control: Control
     answer: str
 
 
@@ -124,65 +126,49 @@ def answer_row(suite: str, target: str, entry: Entry, checked: CheckedAnswer,
     data = json_bytes(checked.model_dump(mode="json"))
     request, response = blob_hash(case_data), blob_hash(data)
     calls = checked.calls
-    counts = [TokenCount(c.model, c.input_tokens, c.output_tokens, c.cached_input_tokens)
-              for c in calls]
-    cost = prices.summarize(counts).total_cost if counts else None
-    latencies = [c.latency_s for c in calls if c.latency_s and not c.cached]
     return CaseRow(
         suite=suite, target=target, case_name=row_name(entry[0], checked.answer_kind),
         repeat=0, status=checked.status, error=checked.error,
-        attempts=sum(c.attempts for c in calls), latency_s=sum(latencies) if latencies else None,
+        attempts=sum(c.attempts for c in calls), latency_s=calls_latency(calls),
         cached=bool(calls) and all(c.cached for c in calls), score=checked.score,
         input_tokens=sum(c.input_tokens for c in calls),
-        output_tokens=sum(c.output_tokens for c in calls), cost=cost, request=request,
-        response=response, finished=now(),
+        output_tokens=sum(c.output_tokens for c in calls), cost=calls_cost(calls, prices),
+        request=request, response=response, finished=now(),
     ), [(request, case_data), (response, data)]
 
 
-class JudgeCheckTargetRun:
-    """One judge's turn over every suite (a :class:`eunomia.kinds.TargetRun`)."""
+class JudgeCheckTargetRun(SuiteTargetRun[AnswerJob, CheckedAnswer]):
+    """One judge's turn over every suite."""
 
     def __init__(self, name: str, suites: Sequence[TaskSuite], caller: ModelCaller,
                  judge: Judge, prices: PriceTable, concurrency: int) -> None:
-        self._name = name
-        self.suites = suites
+        super().__init__(name, suites, prices, concurrency)
         self.caller = caller
         self.judge = judge
-        self.prices = prices
-        self._concurrency = concurrency
-        self.rubrics = suite_rubrics(suites)
-        self._guidance = Guidance()
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def concurrency(self) -> int:
-        return self._concurrency
-
-    def parts(self, selection: Selection, repeats: int, done: DoneKeys) -> Iterator[Part]:
+    def parts(self, selection: Selection, repeats: int,
+              done: DoneKeys) -> Iterator[Part[AnswerJob, CheckedAnswer]]:
         yield Part("judge check", self._jobs(selection, done), self._count(selection, done))
 
     def _pending(self, selection: Selection, done: DoneKeys
-                 ) -> Iterator[tuple[TaskSuite, Entry, AnswerKind, str]]:
+                 ) -> Iterator[tuple[TaskSuite, Entry, Control, str]]:
         for suite in self.suites:
             for entry, answers in selected(suite, selection):
-                for kind, text in answers.items():
-                    if (suite.name, self._name, row_name(entry[0], kind), 0) not in done:
-                        yield suite, entry, kind, text
+                for control, text in answers.items():
+                    if (suite.name, self.name, row_name(entry[0], control), 0) not in done:
+                        yield suite, entry, control, text
 
     def _jobs(self, selection: Selection, done: DoneKeys) -> Iterator[AnswerJob]:
-        for suite, entry, kind, text in self._pending(selection, done):
-            yield AnswerJob(suite, entry, kind, text)
+        for suite, entry, control, text in self._pending(selection, done):
+            yield AnswerJob(suite, entry, control, text)
 
     def _count(self, selection: Selection, done: DoneKeys) -> int:
         return sum(1 for _ in self._pending(selection, done))
 
-    async def work(self, job: AnswerJob) -> Finished:
+    async def work(self, job: AnswerJob) -> Finished[CheckedAnswer]:
         case = loaded_case(job.entry)
         category = category_named(case.kind)
-        guidance = self._guidance(category)
+        guidance = self.guidance(category)
         ctx = AnswerContext(job.answer, self.caller, self.judge, guidance,
                             self.rubrics.get(job.suite.name))
         failed_attempts = 0
@@ -198,10 +184,8 @@ class JudgeCheckTargetRun:
             raise
         except Exception as exc:  # a bug must not lose the rest of the run
             error = internal_error(exc)
-        checked = CheckedAnswer(case=case.name, answer_kind=job.kind, category=case.category,
+        checked = CheckedAnswer(case=case.name, answer_kind=job.control, category=case.category,
                                 answer=job.answer, verdicts=verdicts, calls=ctx.calls,
                                 error=error)
-        row, blobs = answer_row(job.suite.name, self._name, job.entry, checked, self.prices)
-        asked = sum(c.attempts for c in ctx.calls if not c.cached) + failed_attempts
-        return Finished(row, blobs, None, checked, requests=asked,
-                        cache_hits=sum(c.cached for c in ctx.calls))
+        row = answer_row(job.suite.name, self.name, job.entry, checked, self.prices)
+        return finished(row, checked, ctx.calls, failed_attempts)

@@ -26,7 +26,7 @@ from eunomia.kinds.pairwise._summary import (
     wilson,
 )
 from eunomia.kinds.pairwise._terminal import PAIRWISE_COLUMNS, pair_rows, print_pairwise
-from eunomia.kinds.pairwise._work import pair_item, transcript
+from eunomia.kinds.pairwise._work import PairJob, pair_item, transcript
 
 KIND = PAIRWISE
 
@@ -37,6 +37,7 @@ __all__ = [
     "Answer",
     "OrderVerdict",
     "Outcome",
+    "PairJob",
     "PairResult",
     "PairwiseKind",
     "PairwisePlan",

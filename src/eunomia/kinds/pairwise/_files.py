@@ -209,7 +209,8 @@ def _table_row(row: CaseRow, result: PairResult | None) -> dict[str, Any]:
     return out
 
 
-def export_pairwise(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exported]:
+def export_pairwise(store: RunStore, run: RunInfo,
+                    results_dir: Path) -> list[Exported[PairwiseSummary]]:
     """Every result file of a pairwise run."""
     base = results_dir / run.name
     summary = pairwise_summary(store, run)

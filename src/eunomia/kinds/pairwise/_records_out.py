@@ -11,21 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from eunomia.errors import EunomiaError
-from eunomia.exports import ResultRecord, outcome_of
+from eunomia.exports import ResultRecord
+from eunomia.kinds import neutral_record
 from eunomia.kinds.pairwise._files import stored_pairs
 from eunomia.kinds.pairwise._result import PairResult
 from eunomia.store import CaseRow, RunInfo, RunStore
 
-NO_PASS_SCORE = ("--pass-score applies to judged task runs (eunomia eval); a pairwise "
-                 "comparison passes when the second model does not lose it")
 
-
-def pairwise_records(store: RunStore, run: RunInfo,
-                     pass_score: float | None = None) -> Iterator[ResultRecord]:
+def pairwise_records(store: RunStore, run: RunInfo) -> Iterator[ResultRecord]:
     """Every stored comparison of ``run``, suite by suite."""
-    if pass_score is not None:
-        raise EunomiaError(NO_PASS_SCORE)
     for row, result in stored_pairs(store, run):
         yield _record(run, row, result)
 
@@ -41,13 +35,8 @@ def _record(run: RunInfo, row: CaseRow, result: PairResult | None) -> ResultReco
         reason = f"not scored: {why}" if row.status == "unscored" else why
     feedback = "\n".join(f"{o.shown_first} shown first: {o.pick or 'unusable'}: "
                          f"{o.verdict.reason}" for o in result.orders) if result else ""
-    return ResultRecord(
-        run=run.name, kind=run.kind, suite=row.suite, case=row.case_name, target=row.target,
-        repeat=row.repeat, status=row.status, outcome=outcome_of(row.status, passed),
-        passed=passed, score=row.score, score_scale="0-1", reason=reason, error=row.error,
-        cost=row.cost, latency_s=row.latency_s, input_tokens=row.input_tokens,
-        output_tokens=row.output_tokens, attempts=row.attempts, cached=row.cached,
+    return neutral_record(
+        run, row, passed=passed, reason=reason, score_scale="0-1",
         category=result.category if result is not None else None,
         answer=result.b.response if result is not None else None,
-        judge_feedback=feedback or None,
-    )
+        judge_feedback=feedback or None)

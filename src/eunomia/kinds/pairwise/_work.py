@@ -2,11 +2,11 @@
 asks them, then the judge compares the two answers in both orders.
 
 Each candidate's answer comes from the case's own category runner with the same
-:class:`eunomia.kinds.tasks.ModelContext` as ``eval`` (same requests, same
-:class:`eunomia.kinds.tasks.ModelCaller`, so the same cache keys: after an ``eval`` of these
-models nothing is asked of them again); its judge is left out, and what ``eval`` would have
-shown its judge is kept instead, to build the pair the pairwise judge reads. A trivial
-baseline answers as in ``eval`` (``eunomia.kinds.tasks``).
+:class:`eunomia.kinds._task_suites.ModelContext` as ``eval`` (same requests, same
+:class:`eunomia.kinds._task_suites.ModelCaller`, so the same cache keys: after an ``eval`` of
+these models nothing is asked of them again); its judge is left out, and what ``eval`` would
+have shown its judge is kept instead, to build the pair the pairwise judge reads. A trivial
+baseline answers as in ``eval``.
 """
 
 from __future__ import annotations
@@ -18,18 +18,22 @@ from typing import Any
 from eunomia.errors import EunomiaError
 from eunomia.judge import JudgeCall, JudgeItem, PairwiseItem, PairwiseJudge, Verdict
 from eunomia.kinds import DoneKeys, Finished, Part, Selection
-from eunomia.kinds.pairwise._result import Answer, OrderVerdict, PairResult, Side
-from eunomia.kinds.tasks import (
+from eunomia.kinds._task_suites import (
     BaselineAnswer,
-    Guidance,
     ModelCaller,
     ModelContext,
+    SuiteTargetRun,
+    call_record,
+    calls_cost,
+    calls_latency,
+    finished,
     invalid_cases,
     selected_answers,
     selected_entries,
 )
+from eunomia.kinds.pairwise._result import Answer, OrderVerdict, PairResult, Side
 from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings, ModelSpec
-from eunomia.pricing import PriceTable, TokenCount
+from eunomia.pricing import PriceTable
 from eunomia.scheduler import CallError, internal_error
 from eunomia.store import CaseRow, blob_hash, json_bytes, now
 from eunomia.tasks import (
@@ -126,15 +130,6 @@ class PairJob:
     """The answers of the sides that are trivial baselines."""
 
 
-def _judge_record(got: JudgeCall) -> CallRecord:
-    r = got.result
-    return CallRecord(role="judge", model=r.model, input_tokens=r.usage.input_tokens,
-                      output_tokens=r.usage.output_tokens,
-                      cached_input_tokens=r.usage.cached_input_tokens, latency_s=r.latency_s,
-                      attempts=got.attempts, cached=got.cached,
-                      attempt_log=got.log if len(got.log) > 1 else ())
-
-
 def pair_row(suite: str, target: str, entry: Entry, result: PairResult,
              prices: PriceTable) -> tuple[CaseRow, list[tuple[str, bytes]]]:
     """The store row of one pair (its score: B's value against A, 0..1) and its blobs."""
@@ -142,51 +137,34 @@ def pair_row(suite: str, target: str, entry: Entry, result: PairResult,
     data = json_bytes(result.model_dump(mode="json"))
     request, response = blob_hash(case_data), blob_hash(data)
     calls = result.calls
-    counts = [TokenCount(c.model, c.input_tokens, c.output_tokens, c.cached_input_tokens)
-              for c in calls]
-    latencies = [c.latency_s for c in calls if c.latency_s and not c.cached]
     made = [c for c in calls if c.cached or c.attempts]  # a baseline's answer is no call
     return CaseRow(
         suite=suite, target=target, case_name=entry[0], repeat=result.repeat,
         status=result.status, error=result.reason,
-        attempts=sum(c.attempts for c in calls),
-        latency_s=sum(latencies) if latencies else None,
+        attempts=sum(c.attempts for c in calls), latency_s=calls_latency(calls),
         cached=bool(made) and all(c.cached for c in made),
         score=result.value, input_tokens=sum(c.input_tokens for c in calls),
-        output_tokens=sum(c.output_tokens for c in calls),
-        cost=prices.summarize(counts).total_cost if counts else None, request=request,
-        response=response, finished=now(),
+        output_tokens=sum(c.output_tokens for c in calls), cost=calls_cost(calls, prices),
+        request=request, response=response, finished=now(),
     ), [(request, case_data), (response, data)]
 
 
-class PairwiseTargetRun:
-    """The pair's turn over every suite (a :class:`eunomia.kinds.TargetRun`)."""
+class PairwiseTargetRun(SuiteTargetRun[PairJob, PairResult]):
+    """The pair's turn over every suite."""
 
     def __init__(self, name: str, suites: Sequence[TaskSuite], sides: tuple[Contender, Contender],
                  judge_caller: ModelCaller, judge: PairwiseJudge, prices: PriceTable,
                  concurrency: int) -> None:
-        self._name = name
-        self.suites = suites
+        super().__init__(name, suites, prices, concurrency)
         self.sides = sides
         self.judge_caller = judge_caller
         self.judge = judge
-        self.prices = prices
-        self._concurrency = concurrency
-        self._guidance = Guidance()
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def concurrency(self) -> int:
-        return self._concurrency
-
-    def parts(self, selection: Selection, repeats: int, done: DoneKeys) -> Iterator[Part]:
+    def parts(self, selection: Selection, repeats: int,
+              done: DoneKeys) -> Iterator[Part[PairJob, PairResult]]:
         yield Part("pairs", self._jobs(selection, repeats, done),
                    self._count(selection, repeats, done),
-                   invalid_cases(self.suites, self._name, selection, repeats, done,
-                                 self.prices))
+                   invalid_cases(self.suites, self.name, selection, repeats, done))
 
     def _selected(self, suite: TaskSuite, selection: Selection
                   ) -> Iterator[tuple[Entry, dict[Side, BaselineAnswer]]]:
@@ -206,13 +184,13 @@ class PairwiseTargetRun:
         for r in range(repeats):
             for suite in self.suites:
                 for entry, baselines in self._selected(suite, selection):
-                    if (suite.name, self._name, entry[0], r) not in done:
+                    if (suite.name, self.name, entry[0], r) not in done:
                         yield PairJob(suite, entry, r, baselines)
 
     def _count(self, selection: Selection, repeats: int, done: DoneKeys) -> int:
         return sum(1 for r in range(repeats) for s in self.suites
                    for e in selected_entries(s, selection)
-                   if (s.name, self._name, e[0], r) not in done)
+                   if (s.name, self.name, e[0], r) not in done)
 
     async def _answer(self, side: Contender, job: PairJob, case: LoadedCase,
                       guidance: str) -> tuple[Answer, list[JudgeItem]]:
@@ -250,7 +228,7 @@ class PairwiseTargetRun:
         async def call(request: ChatRequest, k: int,
                        validate: Callable[[ChatResult], Any]) -> JudgeCall:
             got = await self.judge_caller.call(request, k, validate)
-            calls.append(_judge_record(got))
+            calls.append(call_record("judge", got, first_token=False))
             return got
 
         verdict = await self.judge.decide(item, call)
@@ -260,10 +238,10 @@ class PairwiseTargetRun:
                                     attempts=verdict.attempts))
         return OrderVerdict(shown_first=shown_first, verdict=verdict)
 
-    async def work(self, job: PairJob) -> Finished:
+    async def work(self, job: PairJob) -> Finished[PairResult]:
         case = loaded_case(job.entry)
         category = category_named(case.kind)
-        guidance = self._guidance(category)
+        guidance = self.guidance(category)
         side_a, side_b = self.sides
         judge_calls: list[CallRecord] = []
         orders: list[OrderVerdict] = []
@@ -293,8 +271,5 @@ class PairwiseTargetRun:
         result = PairResult(case=case.name, kind=case.kind, category=case.category,
                             repeat=job.repeat, a=a, b=b, orders=orders,
                             judge_calls=judge_calls, error=error)
-        row, blobs = pair_row(job.suite.name, self._name, job.entry, result, self.prices)
-        calls = result.calls
-        asked = sum(c.attempts for c in calls if not c.cached) + failed_attempts
-        return Finished(row, blobs, None, result, requests=asked,
-                        cache_hits=sum(c.cached for c in calls))
+        row = pair_row(job.suite.name, self.name, job.entry, result, self.prices)
+        return finished(row, result, result.calls, failed_attempts)

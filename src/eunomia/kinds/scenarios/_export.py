@@ -10,14 +10,14 @@ from typing import Any
 
 from eunomia.compare import CaseFacts
 from eunomia.files import file_safe
-from eunomia.kinds import Exported, Finished
-from eunomia.kinds.scenarios._baseline import against_baseline
+from eunomia.kinds import Exported, Finished, LiveExport
 from eunomia.kinds.scenarios._compare import facts_of
 from eunomia.kinds.scenarios._files import ScenarioExporter
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
+from eunomia.kinds.scenarios._summary import ScenarioSummary, against_baseline
 from eunomia.kinds.scenarios._warnings import run_warnings
 from eunomia.scenarios import Scenario
-from eunomia.scoring import CaseOutcome, ConsistencySummary, ScenarioSummary
+from eunomia.scoring import CaseOutcome, ConsistencySummary
 from eunomia.store import RunInfo, RunStore
 
 
@@ -49,7 +49,7 @@ class ScenarioExport:
             light = replace(outcome, feedback=[], raw=None)
             self._repeats.setdefault(outcome.case, []).append(light)
 
-    def finish(self, run: RunInfo) -> Exported:
+    def finish(self, run: RunInfo) -> Exported[ScenarioSummary]:
         if self.consistency is not None:
             for case in sorted(self._repeats):
                 self.consistency.add(self._repeats[case])
@@ -77,7 +77,7 @@ class ScenarioExport:
                         warnings=warnings, notes=notes)
 
 
-class ScenarioLiveExport:
+class ScenarioLiveExport(LiveExport[CaseOutcome, ScenarioSummary]):
     """The files of a fresh run, one :class:`ScenarioExport` per target and scenario."""
 
     def __init__(self, results_dir: Path, run: RunInfo, scenarios: Sequence[Scenario],
@@ -85,17 +85,19 @@ class ScenarioLiveExport:
         self._exports = {(t, s.name): ScenarioExport(results_dir, run, s, t)
                          for t in targets for s in scenarios}
 
-    def add(self, finished: Finished) -> None:
-        outcome: CaseOutcome = finished.item
-        self._exports[(outcome.target, outcome.scenario)].add(outcome)
+    def add(self, finished: Finished[CaseOutcome]) -> None:
+        outcome = finished.item
+        if outcome is not None:
+            self._exports[(outcome.target, outcome.scenario)].add(outcome)
 
-    def finish(self, run: RunInfo) -> list[Exported]:
+    def finish(self, run: RunInfo) -> list[Exported[ScenarioSummary]]:
         return [e.finish(run) for e in self._exports.values()]
 
 
-def export_scenarios(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exported]:
+def export_scenarios(store: RunStore, run: RunInfo,
+                     results_dir: Path) -> list[Exported[ScenarioSummary]]:
     """Every result file of a scenario run, from the store."""
-    out: list[Exported] = []
+    out: list[Exported[ScenarioSummary]] = []
     for suite in store.suites(run):
         scenario, prices = stored_scenario(store, suite.definition, suite.prices)
         for target in store.targets_of(run, suite.name) or run.targets[:1]:

@@ -24,18 +24,11 @@ import orjson
 from eunomia.errors import EunomiaError
 from eunomia.exports import FileWriter, write_csv
 from eunomia.files import write_text_atomic
+from eunomia.kinds.scenarios._points_out import case_points_json, points_json, points_rows
+from eunomia.kinds.scenarios._summary import ScenarioSummary
 from eunomia.pricing import CostSummary, cost_disagrees
 from eunomia.scenarios import Instruction, Scenario
-from eunomia.scoring import (
-    CaseConsistency,
-    CaseOutcome,
-    ConsistencySummary,
-    ScenarioSummary,
-    case_points_json,
-    metering_json,
-    points_json,
-    points_rows,
-)
+from eunomia.scoring import CaseConsistency, CaseOutcome, ConsistencySummary, metering_json
 
 CASE_COLUMNS = (
     "Test Case",

@@ -17,13 +17,14 @@ from eunomia.apollon import render_diagram
 from eunomia.athena import AthenaFeedback
 from eunomia.compare import CaseFacts
 from eunomia.errors import EunomiaError
-from eunomia.kinds.scenarios._baseline import against_baseline
 from eunomia.kinds.scenarios._compare import facts_of
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
+from eunomia.kinds.scenarios._summary import ScenarioSummary, against_baseline
 from eunomia.kinds.scenarios._terminal import scenario_row
 from eunomia.kinds.scenarios._warnings import run_warnings
 from eunomia.pricing import PriceTable
 from eunomia.report import LeaderboardRow, rank
+from eunomia.report import html as page  # the report's rows, named as the page names them
 from eunomia.report.html import (
     NONE_LABEL,
     CaseDiagram,
@@ -31,13 +32,9 @@ from eunomia.report.html import (
     Consistency,
     ConsistencyCase,
     CostBook,
-    CriterionMiss,
-    CriterionRow,
     FailedCase,
     FeedbackView,
     GroupReport,
-    InstructionAgreement,
-    InstructionRow,
     Metric,
     WorstCase,
     generic_group,
@@ -47,7 +44,7 @@ from eunomia.report.html import (
     targets_of,
 )
 from eunomia.scenarios import BASELINE_DEFAULT, Scenario
-from eunomia.scoring import CaseOutcome, ConsistencySummary, ScenarioSummary
+from eunomia.scoring import CaseOutcome, ConsistencySummary
 from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
 _CORRECTNESS = frozenset({"Mean case score", "Detected correctly", "Fully correct",
@@ -124,12 +121,12 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
         group.metrics = [m for m in group.metrics if m.label not in _CORRECTNESS] + [
             Metric("Correctness", None, "text", "not measured (unlabelled scenario)")]
     group.criteria = [
-        CriterionRow(c.textual_id, c.title, summary.criteria[c.id].cases,
+        page.CriterionRow(c.textual_id, c.title, summary.criteria[c.id].cases,
                      summary.criteria[c.id].missed)
         for c in scenario.criteria
     ]
     group.instructions = [
-        InstructionRow(i.textual_id, scenario.criteria[i.criterion_id - 1].textual_id,
+        page.InstructionRow(i.textual_id, scenario.criteria[i.criterion_id - 1].textual_id,
                        i.credits, st.expected, st.missed, st.returned_unexpected)
         for i in scenario.instructions.values()
         for st in [summary.instructions[i.id]]
@@ -231,7 +228,7 @@ def _worst(scenario: Scenario, outcomes: Sequence[CaseOutcome], limit: int,
                            zip(views, marked.marks, marked.unplaced, strict=True)),
             drawing=replace(drawing, highlight=marked.highlight),
             criteria=tuple(
-                CriterionMiss(
+                page.CriterionMiss(
                     cr.criterion_textual_id, scenario.criteria[cr.criterion_id - 1].title,
                     tuple(names[i.id] for i in (*(p.expected for p in cr.mismatch_pairs),
                                                 *cr.missing_instructions)),
@@ -380,7 +377,7 @@ def consistency(scenario: Scenario, outcomes: Iterable[CaseOutcome],
     cases = [
         ConsistencyCase(
             c.case, c.repeats, c.failed_repeats, c.flip_rate, c.consistent,
-            tuple(InstructionAgreement(names.get(i, f"#{i}"), share)
+            tuple(page.InstructionAgreement(names.get(i, f"#{i}"), share)
                   for i, share in sorted(c.instruction_share.items(), key=lambda kv: kv[1])
                   if share < 1.0),
             c.score_mean, c.score_min, c.score_max,

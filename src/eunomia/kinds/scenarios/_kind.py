@@ -10,11 +10,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from eunomia import defaults
-from eunomia.kinds import Exported, Validation
-from eunomia.kinds.scenarios._baseline import SCORE
+from eunomia.kinds import Exported, Kind, Validation
 from eunomia.kinds.scenarios._compare import ScenarioFacts, definition_changes
 from eunomia.kinds.scenarios._export import export_scenarios
 from eunomia.kinds.scenarios._records_out import scenario_records
+from eunomia.kinds.scenarios._summary import SCORE, ScenarioSummary
 from eunomia.kinds.scenarios._terminal import (
     print_consistency,
     print_scenario_summary,
@@ -23,6 +23,7 @@ from eunomia.kinds.scenarios._terminal import (
 from eunomia.pricing import load_price_file
 from eunomia.report import Columns, LeaderboardRow
 from eunomia.scenarios import discover, load_scenario
+from eunomia.scoring import ConsistencySummary
 
 if TYPE_CHECKING:
     from eunomia.exports import ResultRecord
@@ -33,19 +34,17 @@ SCENARIO_COLUMNS = Columns("Target", "Score % (95% CI)", 1, "Cost", "Fleiss κ",
                            detection=True, score_label="Score %")
 
 
-class ScenarioKind:
+class ScenarioKind(Kind[ScenarioSummary]):
     """SGI scenarios: an exercise, criteria of structured grading instructions, test cases
     (Apollon diagrams) and the instructions each should get; scored by the ids returned."""
 
     name = "scenarios"
     title = "SGI scenario"
     command = "run"
+    columns = SCENARIO_COLUMNS
     compare_score = SCORE
     detects = True
-
-    @property
-    def columns(self) -> Columns:
-        return SCENARIO_COLUMNS
+    pass_rule = "a scenario case passes when it is fully correct"
 
     def owns(self, path: Path) -> bool:
         """A scenario folder (it has ``manifest.yml``) or a folder with some."""
@@ -77,23 +76,25 @@ class ScenarioKind:
                     + (f"; {escape(scenario.labels_note)}" if scenario.labels_note else ""))
         return found
 
-    def export(self, store: RunStore, run: RunInfo, results_dir: Path) -> list[Exported]:
+    def export(self, store: RunStore, run: RunInfo,
+               results_dir: Path) -> list[Exported[ScenarioSummary]]:
         return export_scenarios(store, run, results_dir)
 
-    def print_summary(self, console: Console, exported: Exported) -> None:
+    def print_summary(self, console: Console, exported: Exported[ScenarioSummary]) -> None:
         print_scenario_summary(console, exported.summary, str(exported.folder))
-        if exported.consistency is not None:
+        if isinstance(exported.consistency, ConsistencySummary):
             print_consistency(console, exported.consistency)
 
-    def leaderboard_row(self, target: str, exported: Sequence[Exported]) -> LeaderboardRow:
+    def leaderboard_row(self, target: str,
+                        exported: Sequence[Exported[ScenarioSummary]]) -> LeaderboardRow:
         return scenario_row(target, [e.summary for e in exported],
                             [e.consistency.fleiss_kappa for e in exported
-                             if e.consistency is not None])
+                             if isinstance(e.consistency, ConsistencySummary)])
 
     def case_records(self, store: RunStore, run: RunInfo,
                      pass_score: float | None = None) -> Iterator[ResultRecord]:
-        return scenario_records(store, run, pass_score)
-
+        self.refuse_pass_score(pass_score)
+        yield from scenario_records(store, run)
 
     # --- the HTML report and comparisons ---------------------------------------------------
     def report_groups(self, store: RunStore, run: RunInfo, suite: SuiteInfo,

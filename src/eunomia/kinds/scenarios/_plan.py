@@ -6,23 +6,23 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from eunomia.errors import EunomiaError
 from eunomia.executors import CallFailure, CaseCall, TargetRecipe, target_work
-from eunomia.kinds import Kind, RunContext
+from eunomia.kinds import Plan, RunContext
 from eunomia.kinds.scenarios._export import ScenarioLiveExport
-from eunomia.kinds.scenarios._kind import SCENARIOS
-from eunomia.kinds.scenarios._work import LoadedScenario, ScenarioTargetRun
+from eunomia.kinds.scenarios._kind import SCENARIOS, ScenarioKind
+from eunomia.kinds.scenarios._summary import ScenarioSummary
+from eunomia.kinds.scenarios._work import LoadedScenario, ScenarioJob, ScenarioTargetRun
 from eunomia.scenarios import Scenario, TestCase, scenario_to_json
 from eunomia.scheduler import Attempted
+from eunomia.scoring import CaseOutcome
 from eunomia.store import ResponseCache, RunInfo, RunStore
 from eunomia.targets import FeedbackTarget, TargetResponse
 
 
 @dataclass(slots=True)
-class ScenarioPlan:
-    """Every selected case of ``loaded`` on each of ``targets`` (an :class:`eunomia.kinds.Plan`).
+class ScenarioPlan(Plan[ScenarioJob, CaseOutcome, ScenarioSummary]):
+    """Every selected case of ``loaded`` on each of ``targets``.
 
     ``recipes`` (target name -> spec and config) let a remote executor rebuild each target
     on its workers.
@@ -33,15 +33,12 @@ class ScenarioPlan:
     recipes: Mapping[str, TargetRecipe] = field(default_factory=dict)
 
     @property
-    def kind(self) -> Kind:
+    def kind(self) -> ScenarioKind:
         return SCENARIOS
 
     @property
     def targets(self) -> list[str]:
         return [t.name for t in self.target_list]
-
-    def settings(self) -> dict[str, Any]:
-        return {}
 
     def snapshot(self, store: RunStore, run: RunInfo) -> None:
         for item in self.loaded:
@@ -53,18 +50,8 @@ class ScenarioPlan:
                                   self.targets)
 
     @asynccontextmanager
-    async def session(self, context: RunContext) -> AsyncIterator[_Session]:
-        yield _Session(self, context)
-
-
-class _Session:
-    def __init__(self, plan: ScenarioPlan, context: RunContext) -> None:
-        self.plan = plan
-        self.context = context
-
-    @asynccontextmanager
-    async def target(self, name: str) -> AsyncIterator[ScenarioTargetRun]:
-        plan, ctx = self.plan, self.context
+    async def target(self, context: RunContext, name: str) -> AsyncIterator[ScenarioTargetRun]:
+        plan, ctx = self, context
         target = next(t for t in plan.target_list if t.name == name)
         executor = ctx.executor
         scenarios = [i.scenario for i in plan.loaded]
@@ -90,8 +77,3 @@ class _Session:
         finally:
             if not executor.remote:
                 await target.close()
-
-
-def check_targets(targets: Sequence[FeedbackTarget]) -> None:
-    if len({t.name for t in targets}) != len(targets):
-        raise EunomiaError("the same target is given twice")

@@ -32,7 +32,7 @@ def case_row(outcome: CaseOutcome) -> CaseRow:
 
 
 def finished(outcome: CaseOutcome, blobs: Sequence[tuple[str, bytes]] = (),
-             cache: tuple[str, str, float | None] | None = None) -> Finished:
+             cache: tuple[str, str, float | None] | None = None) -> Finished[CaseOutcome]:
     """What the engine stores of an outcome, with the blobs and cache entry that go with it."""
     asked = outcome.status is not CaseStatus.INVALID and not outcome.cached
     return Finished(case_row(outcome), blobs, cache, outcome,

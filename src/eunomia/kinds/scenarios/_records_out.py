@@ -12,22 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from eunomia.errors import EunomiaError
 from eunomia.exports import ResultRecord, outcome_of
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.scenarios import Scenario
 from eunomia.scoring import CaseOutcome, CaseScore, CaseStatus
 from eunomia.store import RunInfo, RunStore
 
-NO_PASS_SCORE = ("--pass-score applies to judged task runs (eunomia eval); a scenario case "
-                 "passes when it is fully correct")
 
-
-def scenario_records(store: RunStore, run: RunInfo,
-                     pass_score: float | None = None) -> Iterator[ResultRecord]:
+def scenario_records(store: RunStore, run: RunInfo) -> Iterator[ResultRecord]:
     """Every stored case of ``run``, rescored from its stored response, by suite and target."""
-    if pass_score is not None:
-        raise EunomiaError(NO_PASS_SCORE)
     for suite in store.suites(run):
         scenario, prices = stored_scenario(store, suite.definition, suite.prices)
         for row in store.iter_cases(run, suite.name):  # ordered by target, case, repeat

@@ -9,8 +9,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from eunomia.kinds.scenarios._files import summary_rows
+from eunomia.kinds.scenarios._summary import ScenarioSummary, score_interval
 from eunomia.report import LeaderboardRow, rank
-from eunomia.scoring import ConsistencySummary, ScenarioSummary, score_interval
+from eunomia.scoring import ConsistencySummary
 
 _TOP_INSTRUCTIONS = 10
 _MAX_FAILURES_SHOWN = 20

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from eunomia.scoring import ScenarioSummary
+from eunomia.kinds.scenarios._summary import ScenarioSummary
 
 MOST_ALIKE = 0.9
 """Warn when one answer (set of instructions) covers at least this share of the cases."""

@@ -11,7 +11,7 @@ import orjson
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
-from eunomia.kinds import DoneKeys, Finished, Part, Selection
+from eunomia.kinds import DoneKeys, Finished, Part, Selection, TargetRun
 from eunomia.kinds.scenarios._records import finished
 from eunomia.pricing import PriceTable
 from eunomia.scenarios import InvalidTestCase, Scenario, TestCase
@@ -40,7 +40,7 @@ def selected_invalid(scenario: Scenario, selection: Selection) -> list[InvalidTe
 
 
 @dataclass(slots=True)
-class _Job:
+class ScenarioJob:
     """A case to ask about, its request described, hashed and looked up in the cache."""
 
     item: LoadedScenario
@@ -54,26 +54,19 @@ class _Job:
     """Describing the request failed: raised in the job, as if it had failed there."""
 
 
-class ScenarioTargetRun:
-    """One target's turn over every scenario of the run (a :class:`eunomia.kinds.TargetRun`)."""
+class ScenarioTargetRun(TargetRun[ScenarioJob, CaseOutcome]):
+    """One target's turn over every scenario of the run."""
 
     def __init__(self, target: FeedbackTarget, loaded: Sequence[LoadedScenario],
                  cache: ResponseCache, call: TargetCaller, concurrency: int) -> None:
+        super().__init__(target.name, concurrency)
         self.target = target
         self.loaded = loaded
         self.cache = cache
         self.call = call
-        self._concurrency = concurrency
 
-    @property
-    def name(self) -> str:
-        return self.target.name
-
-    @property
-    def concurrency(self) -> int:
-        return self._concurrency
-
-    def parts(self, selection: Selection, repeats: int, done: DoneKeys) -> Iterator[Part]:
+    def parts(self, selection: Selection, repeats: int,
+              done: DoneKeys) -> Iterator[Part[ScenarioJob, CaseOutcome]]:
         name = self.target.name
         for item in self.loaded:
             sc = item.scenario
@@ -87,7 +80,7 @@ class ScenarioTargetRun:
             yield Part(sc.name, self._looked_up(item, jobs), len(jobs), invalid)
 
     def _looked_up(self, item: LoadedScenario, jobs: Iterable[tuple[TestCase, int]]
-                   ) -> Iterator[_Job]:
+                   ) -> Iterator[ScenarioJob]:
         """The jobs in order, their cache entries read in bulk a chunk at a time (one query
         per chunk instead of two per case). Chunks start small, so the first requests go
         out at once, and grow to :data:`defaults.CACHE_LOOKUP_CHUNK`."""
@@ -96,9 +89,9 @@ class ScenarioTargetRun:
         size = 8
         while chunk := list(itertools.islice(source, size)):
             size = min(2 * size, defaults.CACHE_LOOKUP_CHUNK)
-            looked: list[_Job] = []
+            looked: list[ScenarioJob] = []
             for case, repeat in chunk:
-                job = _Job(item, case, repeat)
+                job = ScenarioJob(item, case, repeat)
                 try:
                     job.request = self.target.describe_request(item.scenario, case)
                 except Exception as exc:  # raised again by the job itself
@@ -112,7 +105,7 @@ class ScenarioTargetRun:
                     job.hit = hits.get(job.key)
             yield from looked
 
-    async def work(self, job: _Job) -> Finished:
+    async def work(self, job: ScenarioJob) -> Finished[CaseOutcome]:
         scenario, prices = job.item.scenario, job.item.prices
         target = self.target.name
         # Nothing is written here: the blobs and the cache entry travel with the finished

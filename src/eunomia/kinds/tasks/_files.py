@@ -50,15 +50,17 @@ from eunomia.exports import (
 )
 from eunomia.files import file_safe
 from eunomia.kinds import Exported
-from eunomia.kinds.tasks._baselines import baseline_note
-from eunomia.kinds.tasks._judge_check import (
+from eunomia.kinds._task_suites import baseline_note
+from eunomia.kinds.judge_check import (
     VERDICT_COLUMNS,
     check_json,
     check_messages,
     stored_check,
     verdict_rows,
 )
+from eunomia.kinds.tasks._figures import CaseFigures, case_figures
 from eunomia.kinds.tasks._reorder import Parked
+from eunomia.kinds.tasks._summary import SummaryBuilder, TasksSummary
 from eunomia.kinds.tasks._tables import (
     CASE_COLUMNS,
     PROB_LABEL,
@@ -86,13 +88,10 @@ from eunomia.tasks import (
     CaseResult,
     Entry,
     StoredCases,
-    SummaryBuilder,
-    TasksSummary,
     TaskSuite,
     iter_entries,
     read_suite,
 )
-from eunomia.tasks._figures import CaseFigures, case_figures
 from eunomia.tasks._snapshot import EntryMetas
 
 
@@ -123,7 +122,8 @@ def task_records(store: RunStore, run: RunInfo, target: str | None = None
     return suites, records, prices
 
 
-def export_tasks(store: RunStore, run: RunInfo, results_dir: Path) -> list[Exported]:
+def export_tasks(store: RunStore, run: RunInfo,
+                 results_dir: Path) -> list[Exported[TasksSummary]]:
     """Write every result file of a task run from the store; one summary per candidate.
 
     With several candidate models (a matrix run) each gets the files below in its own
@@ -137,7 +137,7 @@ def export_tasks(store: RunStore, run: RunInfo, results_dir: Path) -> list[Expor
 
 
 def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str | None,
-                      base: Path) -> Exported:
+                      base: Path) -> Exported[TasksSummary]:
     """The files of one candidate's cases (every case of the run when ``target`` is None),
     written while the store is read: see the module's docstring."""
     infos = store.suites(run)

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from eunomia.errors import EunomiaError
+from eunomia.kinds.judge_check import StoredCheck, stored_check
 from eunomia.kinds.tasks._files import baseline_spec, stored_summary
-from eunomia.kinds.tasks._judge_check import StoredCheck, stored_check
 from eunomia.kinds.tasks._tables import PROB_LABEL, prob_text
 from eunomia.kinds.tasks._warnings import run_warnings
 from eunomia.report.html import CostBook, GroupReport, Metric, generic_group, targets_of

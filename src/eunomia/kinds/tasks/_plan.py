@@ -3,7 +3,7 @@
 The candidates run one after the other (each provider open only for its turn, so two local
 models are never loaded at once); the judge is opened once and shared by every candidate.
 A trivial baseline (``baseline:reference``, ``baseline:empty``) opens nothing: it answers
-each case itself (:mod:`._baselines`).
+each case itself (:mod:`eunomia.kinds._task_suites`).
 """
 
 from __future__ import annotations
@@ -11,62 +11,36 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
 from eunomia.executors import ChatJob, ChatOutcome, ModelChat, Submit
 from eunomia.judge import Judge, Rubric
-from eunomia.kinds import Kind, RunContext
-from eunomia.kinds.tasks._baselines import baseline_of
-from eunomia.kinds.tasks._calls import ModelCaller, chat_attempt
-from eunomia.kinds.tasks._kind import TASKS
-from eunomia.kinds.tasks._work import TaskTargetRun
-from eunomia.models import ModelProvider, ModelSpec, get_model, load_config
-from eunomia.pricing import PriceTable, bundled_prices
+from eunomia.kinds import PlanTargets, RunContext, Session
+from eunomia.kinds._task_suites import (
+    NO_JUDGE,
+    Candidate,
+    ModelCaller,
+    SuitePlan,
+    baseline_of,
+    chat_attempt,
+    model_caller,
+    price_table,
+    serial_concurrency,
+)
+from eunomia.kinds.tasks._kind import TASKS, TaskKind
+from eunomia.kinds.tasks._summary import TasksSummary
+from eunomia.kinds.tasks._work import TaskJob, TaskTargetRun
+from eunomia.models import ModelProvider, ModelSpec, get_model
+from eunomia.pricing import PriceTable
 from eunomia.scheduler import AdaptiveLimiter
-from eunomia.store import ResponseCache, RunInfo, RunStore
-from eunomia.tasks import TaskSuite, write_snapshot
-
-NO_JUDGE = "none"
-"""``--judge none``: no judge model; each case is scored by its deterministic checks only."""
+from eunomia.tasks import CaseResult, TaskSuite
 
 
-def price_table(*specs: ModelSpec) -> PriceTable:
-    """Prices from ``models.yml`` (and the specs' own), over Eunomia's bundled table (whose
-    prices say where they came from), for cost estimates."""
-    table = bundled_prices().merged(load_config().price_table())
-    extra = {}
-    for s in specs:
-        if s.price is not None:
-            extra[s.model] = s.price
-            extra[s.spec] = s.price
-    return table.merged(PriceTable(extra)) if extra else table
-
-
-@dataclass(slots=True)
-class Candidate:
-    """A candidate model of the run: its resolved spec and its name in the run."""
-
-    spec: ModelSpec
-    label: str
-
-    @property
-    def serial(self) -> bool:
-        """An in-process model answers one request at a time."""
-        return self.spec.kind == "local"
-
-    @property
-    def baseline(self) -> bool:
-        """A trivial baseline (``baseline:reference``...): no model, no call."""
-        return baseline_of(self.spec) is not None
-
-
-@dataclass(slots=True)
-class TaskPlan:
+@dataclass
+class TaskPlan(SuitePlan[TaskJob, CaseResult, TasksSummary]):
     """Every selected case of ``suites`` answered by each candidate, scored by the judge
-    (by the cases' checks alone with no judge). An :class:`eunomia.kinds.Plan`.
+    (by the cases' checks alone with no judge).
 
     ``providers`` (candidate, judge) replaces building them from the specs (they are then
     left open for their owner).
@@ -82,6 +56,8 @@ class TaskPlan:
     providers: tuple[ModelProvider, ModelProvider] | None = None
     judge: Judge = field(init=False)
     prices: PriceTable = field(init=False)
+    judge_side: _JudgeSide | None = field(init=False, default=None)
+    """The judge while a session holds it open (shared by every candidate)."""
 
     def __post_init__(self) -> None:
         if not self.candidates:
@@ -95,34 +71,66 @@ class TaskPlan:
                                   *([self.judge_spec] if self.judge_spec else []))
 
     @property
-    def kind(self) -> Kind:
+    def kind(self) -> TaskKind:
         return TASKS
 
     @property
     def targets(self) -> list[str]:
         return [c.label for c in self.candidates]
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, object]:
         return {"judge": self.judge_spec.spec if self.judge_spec else NO_JUDGE,
                 "judge_repeats": self.judge_repeats, "weights": dict(self.weights),
                 "rubric": str(self.judge.rubric.path),
                 "baselines": {c.label: c.spec.spec for c in self.candidates if c.baseline}}
 
-    def snapshot(self, store: RunStore, run: RunInfo) -> None:
-        # stored chunk by chunk; the run then reads its cases from the store, not the file
-        prices = self.prices.to_json()
-        self.suites = [write_snapshot(store, run, suite, prices) for suite in self.suites]
-
-    def live_export(self, results_dir: Path, run: RunInfo) -> None:
-        return None  # exported from the store at the end, a chunk at a time
+    @asynccontextmanager
+    async def session(self, context: RunContext
+                      ) -> AsyncIterator[Session[TaskJob, CaseResult]]:
+        """The judge, opened once for every candidate."""
+        async with AsyncExitStack() as stack:
+            if self.judge_spec is not None:
+                self.judge_side = await _JudgeSide.open(self, self.judge_spec, context, stack)
+            try:
+                yield PlanTargets(self, context)
+            finally:
+                self.judge_side = None
 
     @asynccontextmanager
-    async def session(self, context: RunContext) -> AsyncIterator[_Session]:
+    async def target(self, context: RunContext, name: str) -> AsyncIterator[TaskTargetRun]:
+        """Every selected case of one candidate model (its rows' target: its label).
+
+        When the candidate is the judge's model, one provider, one limiter and one (remote)
+        session serve both roles."""
+        ctx, judge = context, self.judge_side
+        cand = next(c for c in self.candidates if c.label == name)
+        concurrency = serial_concurrency(ctx, [cand.spec, *([judge.spec] if judge else [])])
+        judge_caller = judge.caller if judge is not None else None
+        judging = self.judge if judge is not None else None
+        if cand.baseline:  # answers each case itself: nothing to open
+            yield TaskTargetRun(name, self.suites, None, judge_caller, judging,
+                                cand.spec.settings, self.prices, concurrency,
+                                baseline=cand.spec)
+            return
+        shared = judge if judge is not None and judge.spec.spec == cand.spec.spec else None
         async with AsyncExitStack() as stack:
-            judge = None
-            if self.judge_spec is not None:
-                judge = await _JudgeSide.open(self, context, stack)
-            yield _Session(self, context, judge)
+            if self.providers is not None:
+                provider = self.providers[0]
+            elif shared is not None:
+                provider = shared.provider
+            else:
+                provider = get_model(cand.spec)
+                stack.push_async_callback(provider.close)
+            limiter = shared.limiter if shared is not None else AdaptiveLimiter(concurrency)
+            submit = None
+            if ctx.executor.remote:
+                submit = shared.submit if shared is not None else \
+                    await stack.enter_async_context(ctx.executor.session(
+                        ModelChat(cand.spec, ctx.options.policy, chat_attempt), concurrency))
+                concurrency = ctx.executor.in_flight(concurrency)
+            caller = model_caller(ctx, provider, cand.spec, "candidate", limiter, submit)
+            yield TaskTargetRun(name, self.suites, caller, judge_caller, judging,
+                                cand.spec.settings, self.prices, concurrency)
 
 
 @dataclass(slots=True)
@@ -136,82 +144,17 @@ class _JudgeSide:
     caller: ModelCaller
 
     @classmethod
-    async def open(cls, plan: TaskPlan, ctx: RunContext, stack: AsyncExitStack) -> _JudgeSide:
-        spec = plan.judge_spec
-        assert spec is not None
+    async def open(cls, plan: TaskPlan, spec: ModelSpec, ctx: RunContext,
+                   stack: AsyncExitStack) -> _JudgeSide:
         provider = plan.providers[1] if plan.providers is not None else get_model(spec)
         if plan.providers is None:
             stack.push_async_callback(provider.close)
         remote = ctx.executor.remote
-        serial = spec.kind == "local" and not remote
+        serial = spec.backend == "local" and not remote
         limiter = AdaptiveLimiter(1 if serial else ctx.options.concurrency)
         submit = None
         if remote:
             submit = await stack.enter_async_context(ctx.executor.session(
                 ModelChat(spec, ctx.options.policy, chat_attempt), ctx.options.concurrency))
-        caller = ModelCaller(provider, spec.spec, "judge", policy=ctx.options.policy,
-                             limiter=limiter,
-                             cache=ResponseCache(ctx.store, read=ctx.reads_cache(provider)),
-                             submit=submit)
+        caller = model_caller(ctx, provider, spec, "judge", limiter, submit)
         return cls(spec, provider, limiter, submit, caller)
-
-
-class _Session:
-    def __init__(self, plan: TaskPlan, context: RunContext, judge: _JudgeSide | None) -> None:
-        self.plan = plan
-        self.context = context
-        self.judge = judge
-        self._noted = False
-
-    def _concurrency(self, cand: Candidate) -> int:
-        """Requests in flight for ``cand``: 1 when a local model answers (one at a time)."""
-        ctx = self.context
-        concurrency = ctx.options.concurrency
-        judge_serial = self.judge is not None and self.judge.spec.kind == "local"
-        if (cand.serial or judge_serial) and concurrency > 1 and not ctx.executor.remote:
-            if not self._noted:
-                ctx.console.print("[yellow]note:[/] a local model answers one request at a "
-                                  f"time; concurrency lowered from {concurrency} to 1")
-                self._noted = True
-            return 1
-        return concurrency
-
-    @asynccontextmanager
-    async def target(self, name: str) -> AsyncIterator[TaskTargetRun]:
-        """Every selected case of one candidate model (its rows' target: its label).
-
-        When the candidate is the judge's model, one provider, one limiter and one (remote)
-        session serve both roles."""
-        plan, ctx, judge = self.plan, self.context, self.judge
-        cand = next(c for c in plan.candidates if c.label == name)
-        if cand.baseline:  # answers each case itself: nothing to open
-            yield TaskTargetRun(name, plan.suites, None,
-                                judge.caller if judge is not None else None,
-                                plan.judge if judge is not None else None, cand.spec.settings,
-                                plan.prices, self._concurrency(cand), baseline=cand.spec)
-            return
-        shared = judge if judge is not None and judge.spec.spec == cand.spec.spec else None
-        concurrency = self._concurrency(cand)
-        async with AsyncExitStack() as stack:
-            if plan.providers is not None:
-                provider = plan.providers[0]
-            elif shared is not None:
-                provider = shared.provider
-            else:
-                provider = get_model(cand.spec)
-                stack.push_async_callback(provider.close)
-            limiter = shared.limiter if shared is not None else AdaptiveLimiter(concurrency)
-            submit = None
-            if ctx.executor.remote:
-                submit = shared.submit if shared is not None else \
-                    await stack.enter_async_context(ctx.executor.session(
-                        ModelChat(cand.spec, ctx.options.policy, chat_attempt), concurrency))
-                concurrency = ctx.executor.in_flight(concurrency)
-            caller = ModelCaller(provider, cand.spec.spec, "candidate",
-                                 policy=ctx.options.policy, limiter=limiter,
-                                 cache=ResponseCache(ctx.store, read=ctx.reads_cache(provider)),
-                                 submit=submit)
-            yield TaskTargetRun(name, plan.suites, caller,
-                                judge.caller if judge is not None else None,
-                                plan.judge if judge is not None else None,
-                                cand.spec.settings, plan.prices, concurrency)

@@ -14,20 +14,12 @@ from typing import Any
 
 from eunomia.exports import LIST_HERE, dump_yaml
 from eunomia.judge import judge_trust
+from eunomia.kinds.tasks._figures import CaseFigures, case_figures, mean_score
+from eunomia.kinds.tasks._summary import GroupStat, TasksSummary
+from eunomia.kinds.tasks._summary_rows import RepeatStat, SpeedRow
 from eunomia.stats import Interval
 from eunomia.store import RunInfo
-from eunomia.tasks import (
-    CaseMeta,
-    CaseRecord,
-    CaseResult,
-    CheckResult,
-    GroupStat,
-    RepeatStat,
-    SpeedRow,
-    TasksSummary,
-    TaskSuite,
-)
-from eunomia.tasks._figures import CaseFigures, case_figures, mean_score
+from eunomia.tasks import CaseMeta, CaseRecord, CaseResult, CheckResult, TaskSuite
 
 CASE_COLUMNS = (
     "suite", "case_id", "kind", "category", "sub_category", "difficulty", "repeat", "status",

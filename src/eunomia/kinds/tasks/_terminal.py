@@ -9,10 +9,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from eunomia.judge import judge_trust
+from eunomia.kinds.tasks._summary import GroupStat, TasksSummary
 from eunomia.kinds.tasks._tables import prob_text
 from eunomia.report import LeaderboardRow
 from eunomia.stats import Interval
-from eunomia.tasks import GroupStat, TasksSummary, categories
+from eunomia.tasks import categories
 
 _MAX_FAILURES_SHOWN = 20
 _MAX_SPEED_ROWS_SHOWN = 50

@@ -5,8 +5,8 @@ are empty or borrowed by design: only what its judge does is said of it."""
 
 from __future__ import annotations
 
-from eunomia.kinds.tasks._baselines import NOT_APPLICABLE
-from eunomia.tasks import TasksSummary
+from eunomia.kinds._task_suites import NOT_APPLICABLE
+from eunomia.kinds.tasks._summary import TasksSummary
 
 FEW = 3
 """Fewer answers than this say nothing about a pattern."""

@@ -1,8 +1,9 @@
-"""Task kinds: one small module each, registering a runner and its judging prompt file.
+"""Task categories: one small module each, registering a runner and its judging prompt file.
 
-To add a kind, write ``kinds/<name>.py`` calling :func:`register` (see ``summarization.py``)
-and put its judging guidance in ``eunomia/tasks/prompts/<name>.txt``. Every public module of
-this package is imported (and so registered) below; nothing else needs to change.
+To add a category, write ``tasks/categories/<name>.py`` calling :func:`register` (see
+``summarization.py``) and put its judging guidance in ``eunomia/tasks/prompts/<name>.txt``.
+Every public module of this package is imported (and so registered) below; nothing else
+needs to change.
 """
 
 import importlib

@@ -1,7 +1,10 @@
-"""The registry of task kinds: category names and file names → the kind that runs them.
+"""The registry of task categories: category names and file names → the category that runs
+them.
 
-A kind is one small module that calls :func:`register` with its runner and the name of its
-judging-guidance prompt file (in ``eunomia/tasks/prompts``).
+A category is one small module that calls :func:`register` with its runner and the name of
+its judging-guidance prompt file (in ``eunomia/tasks/prompts``). A case keeps its category's
+name as ``kind`` (``LoadedCase.kind``, ``CaseResult.kind``: the name stored and written in
+the result files).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
 
 CategoryRunner = Callable[[LoadedCase, CaseContext], Awaitable[CaseResult]]
 Requirement = Callable[[TaskCase], str | None]
-"""Returns why a case cannot be run by this kind, or None."""
+"""Returns why a case cannot be run by this category, or None."""
 
 
 def normalize(name: str) -> str:
@@ -35,53 +38,55 @@ class TaskCategory:
     title: str
     runner: CategoryRunner
     prompt_file: str
-    """Judging guidance for this kind, a file in :data:`PROMPTS_DIR`."""
+    """Judging guidance for this category, a file in :data:`PROMPTS_DIR`."""
     requires: Requirement
     categories: tuple[str, ...] = ()
-    """Other category names meaning this kind (matched normalized)."""
+    """Other category names meaning this category (matched normalized)."""
 
     def guidance(self) -> str:
         path = PROMPTS_DIR / self.prompt_file
         try:
             return path.read_text(encoding="utf-8").strip()
         except OSError as exc:
-            raise EunomiaError(f"cannot read the prompt of task kind {self.name}: {exc}") from None
+            raise EunomiaError(f"cannot read the prompt of task category {self.name}: "
+                               f"{exc}") from None
 
 
-_KINDS: dict[str, TaskCategory] = {}
+_CATEGORIES: dict[str, TaskCategory] = {}
 _NAMES: dict[str, str] = {}
 
 
-def register(kind: TaskCategory) -> TaskCategory:
-    if kind.name in _KINDS:
-        raise ValueError(f"task kind {kind.name!r} registered twice")
-    _KINDS[kind.name] = kind
-    for name in (kind.name, kind.title, *kind.categories):
-        _NAMES[normalize(name)] = kind.name
-    return kind
+def register(category: TaskCategory) -> TaskCategory:
+    if category.name in _CATEGORIES:
+        raise ValueError(f"task category {category.name!r} registered twice")
+    _CATEGORIES[category.name] = category
+    for name in (category.name, category.title, *category.categories):
+        _NAMES[normalize(name)] = category.name
+    return category
 
 
 def categories() -> list[TaskCategory]:
-    return list(_KINDS.values())
+    return list(_CATEGORIES.values())
 
 
 def category_named(name: str) -> TaskCategory:
-    return _KINDS[_NAMES.get(normalize(name), name)]
+    return _CATEGORIES[_NAMES.get(normalize(name), name)]
 
 
 def category_for(category: str | None) -> TaskCategory | None:
     if not category:
         return None
     found = _NAMES.get(normalize(category))
-    return _KINDS[found] if found else None
+    return _CATEGORIES[found] if found else None
 
 
 def category_for_file(path: Path) -> TaskCategory | None:
-    """The kind a file name names (``summarization_ecommerce_tests.yaml``), longest match."""
+    """The category a file name names (``summarization_ecommerce_tests.yaml``), longest
+    match."""
     stem = normalize(path.stem)
     best: tuple[int, str] | None = None
-    for name, kind in _NAMES.items():
+    for name, category in _NAMES.items():
         if re.search(rf"(^|_){re.escape(name)}(_|$)", stem) and (
                 best is None or len(name) > best[0]):
-            best = (len(name), kind)
-    return _KINDS[best[1]] if best else None
+            best = (len(name), category)
+    return _CATEGORIES[best[1]] if best else None

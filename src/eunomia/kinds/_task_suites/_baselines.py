@@ -24,15 +24,15 @@ the run answers for it here, case by case, from the suite it is reading anyway.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from eunomia.errors import EunomiaError
 from eunomia.judge import Verdict
 from eunomia.kinds import Selection
+from eunomia.kinds._task_suites._controls import with_others
 from eunomia.models import ChatResult, ModelSpec
-from eunomia.tasks import CallRecord, Entry, TaskSuite, iter_entries
+from eunomia.tasks import CallRecord, Entry, TaskSuite
 
 REFERENCE = "reference"
 EMPTY = "empty"
@@ -42,7 +42,7 @@ NOT_APPLICABLE = "not applicable"
 
 def baseline_of(spec: ModelSpec) -> str | None:
     """The baseline a candidate spec names (``reference``, ``empty``), or None for a model."""
-    if spec.kind != "baseline":
+    if spec.backend != "baseline":
         return None
     if spec.model not in (REFERENCE, EMPTY):
         raise EunomiaError(f"unknown baseline {spec.spec!r}: choose baseline:{REFERENCE} or "
@@ -70,49 +70,6 @@ class BaselineAnswer:
                        attempts=0)
 
 
-def reference(raw: dict[str, object]) -> str | None:
-    """A case's expected response (its mapping as written), or None: none, or a
-    conversation (judged against evaluation points, not a reference)."""
-    if raw.get("conversation"):
-        return None
-    text = raw.get("expected_response")
-    if not isinstance(text, str | int | float) or isinstance(text, bool):
-        return None
-    text = str(text).strip()
-    return text or None
-
-
-def _first_two(suite: TaskSuite) -> tuple[str | None, str | None]:
-    """The first two expected responses of the suite (read until they are found)."""
-    found: list[str] = []
-    for entry in iter_entries(suite):
-        own = reference(json.loads(entry[4]))
-        if own is not None:
-            found.append(own)
-            if len(found) == 2:
-                break
-    return (found[0] if found else None), (found[1] if len(found) > 1 else None)
-
-
-def with_others(suite: TaskSuite) -> Iterator[tuple[Entry, bool, str | None]]:
-    """Every case of ``suite`` in file order: its entry, whether it is a conversation, and
-    another case's expected response (None when the suite has no other)."""
-    first, second = _first_two(suite)
-    previous: str | None = None  # the last expected response before this case
-    for entry in iter_entries(suite):
-        raw = json.loads(entry[4])
-        own = reference(raw)
-        if previous is not None:
-            other: str | None = previous
-        elif own is None:
-            other = first
-        else:  # the first case with an expected response takes the second's
-            other = second
-        yield entry, bool(raw.get("conversation")), other
-        if own is not None:
-            previous = own
-
-
 def answer(spec: ModelSpec, conversation: bool, other: str | None) -> BaselineAnswer:
     """What the baseline ``spec`` answers to a case."""
     kind = baseline_of(spec)
@@ -135,7 +92,7 @@ def selected_answers(suite: TaskSuite, selection: Selection, spec: ModelSpec
     """The selected cases of ``suite`` (as ``selected_entries`` selects them) with the
     baseline's answer to each."""
     taken = 0
-    for entry, conversation, other in with_others(suite):
+    for entry, conversation, _own, other in with_others(suite):
         if selection.max_cases is not None and taken >= selection.max_cases:
             return
         if selection.matches(suite.name, entry[0], entry[1]):

@@ -15,7 +15,7 @@ from statistics import fmean
 from typing import NamedTuple
 
 from eunomia.judge import Verdict
-from eunomia.tasks._records import CaseRecord
+from eunomia.tasks import CaseRecord
 
 Call = tuple[str, str, int, int, int]
 """One model call: role, model, input, output and cached input tokens."""

@@ -28,6 +28,13 @@ import numpy as np
 
 from eunomia import defaults
 from eunomia.judge import SCORES
+from eunomia.kinds.tasks._figures import CaseFigures, case_figures
+from eunomia.kinds.tasks._summary_rows import (
+    RepeatConsistency,
+    Repeats,
+    SpeedRow,
+    SpeedRows,
+)
 from eunomia.pricing import PriceTable, TokenCount
 from eunomia.stats import (
     Interval,
@@ -44,14 +51,7 @@ from eunomia.stats import (
     score_power,
 )
 from eunomia.stats._validate import FloatArray
-from eunomia.tasks._figures import CaseFigures, case_figures
-from eunomia.tasks._records import CaseMeta, CaseRecord
-from eunomia.tasks._rows import (
-    RepeatConsistency,
-    Repeats,
-    SpeedRow,
-    SpeedRows,
-)
+from eunomia.tasks import CaseMeta, CaseRecord
 
 GROUPINGS = ("kind", "category", "sub_category", "difficulty", "suite")
 FAILURES_KEPT = 100

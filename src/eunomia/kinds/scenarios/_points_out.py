@@ -1,17 +1,19 @@
 """Points, credits and agreement with tutors as the result files show them: the fields of a
-case's JSON, the rows of the summary table (CSV and terminal) and the summary's JSON.
+case's JSON, the rows of the summary table (CSV and terminal) and the summary's JSON; and the
+agreement of a scenario's summary (or several, pooled) with its tutors' grades.
 
-The scenario kind's files add these to their own (``kinds/scenarios/_files.py``)."""
+The scenario kind's files add these to their own (``kinds/scenarios/_files.py``); the
+statistics are ``eunomia.scoring``'s (:func:`eunomia.scoring.agreement`)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
+from eunomia.kinds.scenarios._summary import ScenarioSummary
 from eunomia.scenarios import Scenario
-from eunomia.scoring._outcome import CaseOutcome
-from eunomia.scoring._summary import ScenarioSummary
-from eunomia.scoring._tutor import tutor_agreement
+from eunomia.scoring import AgreementPair, CaseOutcome, TutorAgreement, agreement
 
 
 def _num(value: float | None) -> str:
@@ -93,3 +95,41 @@ def points_json(summary: ScenarioSummary) -> dict[str, Any]:
             "cases_all_met": summary.cases_credit_checks_met},
         "tutor_agreement": None if found is None else found.to_json(),
     }
+
+
+def agreement_pairs(summary: ScenarioSummary) -> tuple[list[AgreementPair], list[str], int]:
+    """The pairs of one scenario's summary, the graded cases without one, and how many
+    cases are graded."""
+    sc = summary.scenario
+    ex = sc.exercise
+    pairs: list[AgreementPair] = []
+    unscored: list[str] = []
+    graded = 0
+    for case in sc.test_cases:
+        if case.tutor is None:
+            continue
+        graded += 1
+        awarded = summary.awarded.get(case.name)
+        if not awarded:
+            unscored.append(case.name)
+            continue
+        pairs.append(AgreementPair(sc.name, case.name, case.tutor.points,
+                                   math.fsum(awarded) / len(awarded), ex.max_points,
+                                   len(awarded)))
+    return pairs, unscored, graded
+
+
+def tutor_agreement(summaries: ScenarioSummary | Sequence[ScenarioSummary]
+                    ) -> TutorAgreement | None:
+    """Agreement with the tutors over one scenario's cases, or several scenarios' pooled
+    (one target's); None when no case of them carries a tutor's grade."""
+    many = [summaries] if isinstance(summaries, ScenarioSummary) else list(summaries)
+    pairs: list[AgreementPair] = []
+    unscored: list[str] = []
+    graded = 0
+    for summary in many:
+        p, u, g = agreement_pairs(summary)
+        pairs += p
+        unscored += [f"{summary.scenario.name}/{name}" for name in u] if len(many) > 1 else u
+        graded += g
+    return agreement(pairs, graded, unscored) if graded else None

@@ -1,4 +1,5 @@
-"""The controlled answers a judge scores: built from each case's reference answer.
+"""The controlled answers a judge check scores, built from each case's reference answer (and
+the other case's reference that ``baseline:reference`` answers with, :mod:`._baselines`).
 
 ``good``       the case's own expected response (a judge must score it high)
 ``other``      another case's expected response: fluent, on the suite's subject, wrong here
@@ -24,11 +25,11 @@ from typing import Literal
 from eunomia.kinds import Selection
 from eunomia.tasks import Entry, TaskSuite, iter_entries
 
-AnswerKind = Literal["good", "other", "truncated", "refusal", "padded"]
-ANSWER_KINDS: tuple[AnswerKind, ...] = ("good", "other", "truncated", "refusal", "padded")
-BAD_KINDS: tuple[AnswerKind, ...] = ("other", "truncated", "refusal")
+Control = Literal["good", "other", "truncated", "refusal", "padded"]
+CONTROLS: tuple[Control, ...] = ("good", "other", "truncated", "refusal", "padded")
+BAD_CONTROLS: tuple[Control, ...] = ("other", "truncated", "refusal")
 SEPARATOR = "#"
-"""Between a case's name and its answer's kind in a stored row (``sum-01#truncated``)."""
+"""Between a case's name and its control in a stored row (``sum-01#truncated``)."""
 
 REFUSAL = "I cannot help with that."
 PADDING: tuple[str, ...] = (
@@ -83,10 +84,10 @@ def padded(text: str) -> str:
     return "\n\n".join([text, *extra])
 
 
-def answers(own: str, other: str | None) -> dict[AnswerKind, str]:
+def answers(own: str, other: str | None) -> dict[Control, str]:
     """The controlled answers of a case with reference ``own`` (``other``: another case's),
-    each kind that can be built from them."""
-    out: dict[AnswerKind, str] = {"good": own}
+    each control that can be built from them."""
+    out: dict[Control, str] = {"good": own}
     if other is not None and other.strip() != own:
         out["other"] = other
     cut = truncated(own)
@@ -97,39 +98,59 @@ def answers(own: str, other: str | None) -> dict[AnswerKind, str]:
     return out
 
 
-def row_name(case: str, kind: AnswerKind) -> str:
-    return f"{case}{SEPARATOR}{kind}"
+def row_name(case: str, control: Control) -> str:
+    return f"{case}{SEPARATOR}{control}"
 
 
 def split_row_name(name: str) -> tuple[str, str]:
-    """(case, answer kind) of a stored row's name."""
-    case, _, kind = name.rpartition(SEPARATOR)
-    return case, kind
+    """(case, control) of a stored row's name."""
+    case, _, control = name.rpartition(SEPARATOR)
+    return case, control
+
+
+def _first_two(suite: TaskSuite) -> tuple[str | None, str | None]:
+    """The first two references of the suite (read until they are found)."""
+    found: list[str] = []
+    for entry in iter_entries(suite):
+        own = reference(json.loads(entry[4]))
+        if own is not None:
+            found.append(own)
+            if len(found) == 2:
+                break
+    return (found[0] if found else None), (found[1] if len(found) > 1 else None)
+
+
+def with_others(suite: TaskSuite) -> Iterator[tuple[Entry, bool, str | None, str | None]]:
+    """Every case of ``suite`` in file order: its entry, whether it is a conversation, its
+    reference (None: not checkable) and the other case's: the previous reference of the
+    suite (a case before the first reference takes the first; the first takes the second's;
+    None when the suite has no other)."""
+    first, second = _first_two(suite)
+    previous: str | None = None  # the last reference before this case
+    for entry in iter_entries(suite):
+        raw = json.loads(entry[4])
+        own = reference(raw)
+        if previous is not None:
+            other: str | None = previous
+        elif own is None:
+            other = first
+        else:  # the first case with a reference takes the second's
+            other = second
+        yield entry, bool(raw.get("conversation")), own, other
+        if own is not None:
+            previous = own
 
 
 def checkable(suite: TaskSuite) -> Iterator[tuple[Entry, str, str | None]]:
     """Every checkable case of ``suite`` in file order: its entry, its reference and the
     other case's reference (None when the suite has a single checkable case)."""
-    previous: str | None = None
-    held: tuple[Entry, str] | None = None  # the first case, until the second is known
-    for entry in iter_entries(suite):
-        own = reference(json.loads(entry[4]))
-        if own is None:
-            continue
-        if held is not None:
-            yield held[0], held[1], own
-            held = None
-        if previous is None:
-            held = (entry, own)
-        else:
-            yield entry, own, previous
-        previous = own
-    if held is not None:
-        yield held[0], held[1], None
+    for entry, _conversation, own, other in with_others(suite):
+        if own is not None:
+            yield entry, own, other
 
 
 def selected(suite: TaskSuite, selection: Selection
-             ) -> Iterator[tuple[Entry, dict[AnswerKind, str]]]:
+             ) -> Iterator[tuple[Entry, dict[Control, str]]]:
     """The selected checkable cases of ``suite`` with their answers (``--case`` matches a
     case as in ``eval``; ``--max-cases`` counts checkable cases)."""
     taken = 0

@@ -1,5 +1,6 @@
-"""Model calls of a task run: cached in the run store, retried and rate-limited by the
-scheduler, made here or on an executor's workers.
+"""Model calls of the kinds over task suites: cached in the run store, retried and
+rate-limited by the scheduler, made here or on an executor's workers; each recorded with its
+case (:func:`call_record`).
 
 The cache key covers everything that changes the answer — the role (candidate/judge), the
 model spec, the whole request (messages, generation settings, answer schema) and the
@@ -9,14 +10,18 @@ repeat index — and nothing operational (timeouts, concurrency, streaming).
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from eunomia.errors import EunomiaError
 from eunomia.executors import ChatJob, ChatOutcome, Submit, submit_chat
-from eunomia.judge import JUDGE_VERSION, JudgeCall, unusable
-from eunomia.models import ChatRequest, ChatResult, ModelProvider
+from eunomia.judge import JUDGE_VERSION, Judge, JudgeCall, JudgeItem, Rubric, Verdict, unusable
+from eunomia.kinds._task_suites._baselines import BaselineAnswer
+from eunomia.models import ChatMessage, ChatRequest, ChatResult, GenerationSettings, ModelProvider
 from eunomia.scheduler import AdaptiveLimiter, CallError, RetryPolicy, call_with_retry
 from eunomia.store import ResponseCache
+from eunomia.tasks import CallRecord, Role
 
 Validate = Callable[[ChatResult], Any]
 
@@ -117,3 +122,75 @@ class ModelCaller:
             cache.put(key, got.value.model_dump(mode="json"),
                       got.value.latency_s or got.latency_s)
         return JudgeCall(got.value, got.attempts, False, got.log)
+
+
+def call_record(role: Role, got: JudgeCall, *, first_token: bool = True,
+                log: bool = True) -> CallRecord:
+    """What a case keeps of one call: tokens, latency, attempts, whether it was cached (the
+    time to the first token and the attempts' log unless told otherwise, as each kind has
+    always stored them)."""
+    r = got.result
+    return CallRecord(
+        role=role, model=r.model, input_tokens=r.usage.input_tokens,
+        output_tokens=r.usage.output_tokens, cached_input_tokens=r.usage.cached_input_tokens,
+        latency_s=r.latency_s,
+        time_to_first_token_s=r.time_to_first_token_s if first_token else None,
+        attempts=got.attempts, cached=got.cached,
+        attempt_log=got.log if log and len(got.log) > 1 else (),
+    )
+
+
+@dataclass(slots=True)
+class ModelContext:
+    """Runs the calls of one case (one repeat) and remembers them for the result (the
+    :class:`eunomia.tasks.CaseContext` a category's runner gets)."""
+
+    candidate: ModelCaller | None
+    """None when a trivial baseline answers (:attr:`baseline`)."""
+    judge_caller: ModelCaller | None
+    """None with ``--judge none``: no judge call is made (cases are scored by their checks)."""
+    judge: Judge | None
+    settings: GenerationSettings
+    """The candidate's generation settings."""
+    repeat: int
+    guidance: str = ""
+    """The category's judging guidance (its prompt file)."""
+    rubric: Rubric | None = None
+    """The suite's own rubric, if it has one."""
+    calls: list[CallRecord] = field(default_factory=list)
+    baseline: BaselineAnswer | None = None
+    """A trivial baseline's answer to this case: given to every question, with no call."""
+
+    async def ask(self, messages: Sequence[ChatMessage], *, max_tokens: int | None = None,
+                  stream: bool = False) -> ChatResult:
+        """The candidate's answer; raises :class:`CallError` after the retries."""
+        if self.baseline is not None:
+            result, record = self.baseline.result()
+            self.calls.append(record)
+            return result
+        if self.candidate is None:
+            raise EunomiaError("a task case with neither a candidate model nor a baseline")
+        settings = self.settings
+        if max_tokens is not None:
+            settings = settings.model_copy(update={"max_tokens": max_tokens})
+        request = ChatRequest(messages=tuple(messages), settings=settings, stream=stream)
+        got = await self.candidate.call(request, self.repeat)
+        self.calls.append(call_record("candidate", got))
+        return got.result
+
+    async def judge_answer(self, item: JudgeItem) -> list[Verdict]:
+        """The judge's verdicts (``--judge-repeats`` of them) on one answer (none without
+        a judge)."""
+        judge, judge_caller = self.judge, self.judge_caller
+        if judge is None or judge_caller is None:
+            return []
+        item = item.model_copy(update={"guidance": item.guidance or self.guidance})
+
+        async def call(request: ChatRequest, k: int, validate: Validate) -> JudgeCall:
+            # Keyed on the judge's messages (which hold the answer) and the judge repeat k:
+            # the same answer in another candidate repeat is not judged twice.
+            got = await judge_caller.call(request, k, validate)
+            self.calls.append(call_record("judge", got))
+            return got
+
+        return await judge.score(item, call, self.rubric)
