@@ -5,7 +5,28 @@ Load with :func:`load_suites`; ``eunomia.kinds.tasks`` runs them; :func:`summari
 :class:`SummaryBuilder`, a case at a time) aggregates the results.
 """
 
+from eunomia.tasks._altered import altered_answers
 from eunomia.tasks._context import CaseContext, assistant, system, user
+from eunomia.tasks._controls import (
+    CONTROL_KINDS,
+    ControlAnswer,
+    ControlKind,
+    content_free,
+    control_sample,
+    load_templates,
+    other_reference,
+    other_references,
+)
+from eunomia.tasks._facts import (
+    ALTERED_KINDS,
+    FACT_KINDS,
+    Altered,
+    AlteredKind,
+    Built,
+    Skipped,
+    fact_altered,
+)
+from eunomia.tasks._form import form_ignored
 from eunomia.tasks._loader import discover, load_suite, load_suites
 from eunomia.tasks._model import Entry, LoadedCase, TaskCase, TaskSuite, Turn
 from eunomia.tasks._records import CaseMeta, CaseRecord
@@ -47,9 +68,15 @@ from eunomia.tasks.checks import (
 )
 
 __all__ = [
+    "ALTERED_KINDS",
     "CHECKS",
+    "CONTROL_KINDS",
+    "FACT_KINDS",
     "SNAPSHOT_FORMAT",
+    "Altered",
+    "AlteredKind",
     "Answer",
+    "Built",
     "CallRecord",
     "CaseContext",
     "CaseMeta",
@@ -59,12 +86,15 @@ __all__ = [
     "Check",
     "CheckResult",
     "CheckSpec",
+    "ControlAnswer",
+    "ControlKind",
     "Entry",
     "GroupStat",
     "LoadedCase",
     "RepeatConsistency",
     "RepeatStat",
     "Role",
+    "Skipped",
     "SpeedResult",
     "SpeedRow",
     "StoredCases",
@@ -75,16 +105,24 @@ __all__ = [
     "TasksSummary",
     "Turn",
     "TurnResult",
+    "altered_answers",
     "assistant",
     "categories",
     "category_for",
     "category_named",
+    "content_free",
+    "control_sample",
     "count_words",
     "discover",
+    "fact_altered",
+    "form_ignored",
     "iter_entries",
     "load_suite",
     "load_suites",
+    "load_templates",
     "loaded_case",
+    "other_reference",
+    "other_references",
     "read_suite",
     "register",
     "resolve_check",
