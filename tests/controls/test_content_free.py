@@ -16,9 +16,12 @@ from eunomia.tasks import (
     TaskCase,
     content_free,
     control_sample,
+    load_suites,
     load_templates,
+    loaded_case,
     other_reference,
     other_references,
+    suite_controls,
 )
 from eunomia.tasks._controls import NO_TOPIC, topic
 from eunomia.tasks._text import names, numbers
@@ -110,3 +113,32 @@ def test_another_cases_reference_is_the_previous_one_with_a_reference() -> None:
     got = other_reference(refs, names_, 4)
     assert got is not None and got.text == "b" and "case u" in got.how
     assert other_reference(["same", "same"], ["p", "q"], 1) is None
+
+
+def test_the_controls_of_a_suite_are_its_sample_with_their_answers(tmp_path: Path) -> None:
+    lines = ["test_cases:"]
+    for i in range(60):
+        lines += [f"  - case_id: c{i:02d}", "    category: general_knowledge",
+                  "    sub_category: Product facts", f"    instruction: Question {i}?"]
+        if i % 3:  # every third case has no reference
+            lines.append(f"    expected_response: Answer number {i}.")
+    path = tmp_path / "general_knowledge.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    suites, problems = load_suites([path])
+    assert not problems
+    got = list(suite_controls(suites[0], ("content_free", "other_reference"), size=20))
+    assert len(got) == 20
+    names_ = [f"c{i:02d}" for i in range(60)]
+    assert [names_.index(e[0]) for e, _ in got] == control_sample(names_, 20)
+    refs = [None if i % 3 == 0 else f"Answer number {i}." for i in range(60)]
+    pairs = other_references(refs)
+    for entry, controls in got:
+        i = names_.index(entry[0])
+        kinds = [c.kind for c in controls]
+        assert kinds == ["content_free", "other_reference"]
+        free, other = controls
+        assert free == content_free(loaded_case(entry), refs[i])
+        assert other.text == refs[pairs[i]]  # type: ignore[index]
+        assert other.how == f"the reference of case {names_[pairs[i]]}"  # type: ignore[index]
+    only_free = list(suite_controls(suites[0], size=5))
+    assert [len(c) for _, c in only_free] == [1] * 5

@@ -17,30 +17,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections import Counter
 from typing import Any
 
 from aiohttp import web
+from tests.pairwise.scripted import overlap as f1
+from tests.pairwise.scripted import sections
 from tests.support.local_app import LocalApp
 
-SECTION = re.compile(r"=== (.+?) ===\n(.*?)(?=\n\n=== |\n\nReply with|\Z)", re.S)
-WORD = re.compile(r"[a-z0-9]+")
 FACT = re.compile(r"\b\d[\d.,]*\b|\b[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*\b")
 NEGATION = re.compile(r"\b(not|no|never|cannot|can't|won't|don't|doesn't|isn't)\b", re.I)
 LIST = re.compile(r"^\s*[-*]\s", re.M)
-
-
-def sections(prompt: str) -> dict[str, str]:
-    return {m.group(1): m.group(2).strip() for m in SECTION.finditer(prompt)}
-
-
-def f1(reference: str, answer: str) -> float:
-    ref, ans = Counter(WORD.findall(reference.lower())), Counter(WORD.findall(answer.lower()))
-    common = sum((ref & ans).values())
-    if not common:
-        return 0.0
-    precision, recall = common / sum(ans.values()), common / sum(ref.values())
-    return 2 * precision * recall / (precision + recall)
 
 
 def lenient(reference: str, answer: str) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -29,7 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
-from eunomia.tasks._model import LoadedCase
+from eunomia.tasks._model import Entry, LoadedCase, TaskSuite
+from eunomia.tasks._snapshot import iter_entries, loaded_case
 from eunomia.tasks._text import content_words, names, numbers
 
 TEMPLATES_FILE = Path(__file__).resolve().parent / "controls" / "content_free.yaml"
@@ -177,3 +178,48 @@ def other_reference(references: Sequence[str | None], case_names: Sequence[str],
     if text is None or (own is not None and text.strip() == own.strip()):
         return None
     return ControlAnswer("other_reference", text, f"the reference of case {case_names[other]}")
+
+
+def case_reference(case: LoadedCase) -> str | None:
+    """The reference answer a control is built against: the case's expected response, None
+    for a case without one or a conversation (judged against evaluation points)."""
+    if case.case.conversation:
+        return None
+    return (case.case.expected_response or "").strip() or None
+
+
+def suite_controls(suite: TaskSuite, kinds: Sequence[ControlKind] = ("content_free",), *,
+                   size: int = defaults.CONTROL_SAMPLE, seed: int = defaults.CONTROL_SEED
+                   ) -> Iterator[tuple[Entry, list[ControlAnswer]]]:
+    """The control answers of ``suite`` an eval scores: for each case of its sample
+    (:func:`control_sample`), in file order, its entry and its controls of ``kinds`` (a
+    case with no other case's reference gets no ``other_reference``; the pairing is
+    :func:`other_references`'). Two passes over the suite; its references are never all
+    held."""
+    others = "other_reference" in kinds
+    names_: list[str] = []
+    first: list[tuple[int, str]] = []  # the first two cases with a reference
+    for i, entry in enumerate(iter_entries(suite)):
+        names_.append(entry[0])
+        if others and len(first) < 2:
+            ref = case_reference(loaded_case(entry))
+            if ref is not None:
+                first.append((i, ref))
+    wanted = set(control_sample(names_, size, seed))
+    previous: tuple[int, str] | None = None
+    for i, entry in enumerate(iter_entries(suite)):
+        if i not in wanted and not others:
+            continue
+        case = loaded_case(entry)
+        ref = case_reference(case)
+        if i in wanted:
+            out: list[ControlAnswer] = []
+            if "content_free" in kinds:
+                out.append(content_free(case, ref))
+            other = previous or next((f for f in first if f[0] != i), None)
+            if others and other is not None and other[1] != ref:
+                out.append(ControlAnswer("other_reference", other[1],
+                                         f"the reference of case {names_[other[0]]}"))
+            yield entry, out
+        if ref is not None:
+            previous = (i, ref)
