@@ -56,6 +56,13 @@ async def test_the_likelihood_judge_reads_the_score_where_the_generating_judge_w
     assert all(abs(lik[v] / lik_total - gen[v] / gen_total) < 0.15 for v in lik)
     (verdict,) = await judge.score(ITEM, _caller(fast))
     assert verdict.score == first.parsed["score"] and verdict.weighted_score is not None
+    # another case of the same category: the guidance and the scale are not evaluated again
+    other = await fast.chat(judge.request(ITEM.model_copy(update={
+        "instruction": "Specifications: toaster, 2 slots. Write the description.",
+        "response": "A toaster."})))
+    assert other.usage.cached_input_tokens == kept.usage.cached_input_tokens
+    assert other.usage.input_tokens - other.usage.cached_input_tokens \
+        < 0.5 * other.usage.input_tokens
     assert verdict.feedback.startswith("(no feedback written: scored by likelihood")
 
 

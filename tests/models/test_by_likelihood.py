@@ -23,7 +23,7 @@ from eunomia.models import (
     judge_spec,
     resolve_spec,
 )
-from eunomia.models.providers.by_likelihood import LikelihoodChooser, choose
+from eunomia.models.providers.by_likelihood import LikelihoodChooser, choose, split_user
 from eunomia.models.providers.likelihood import OptionsRequest, OptionsResult
 from eunomia.scheduler import CallError
 
@@ -78,6 +78,19 @@ async def test_the_most_probable_value_is_the_score_and_nothing_is_written() -> 
     (question,) = asked.questions
     assert question.reply == '{"score":' and question.options == tuple("012345")
     assert not model.chats
+
+
+async def test_the_part_every_case_shares_is_its_own_segment() -> None:
+    model = Numbers(P)
+    user = "Guidance for summaries.\n\nScale: 0-5.\n\n=== Reference answer ===\nA kettle."
+    request = _request().model_copy(update={"messages": (
+        ChatMessage(role="system", content="You grade."), ChatMessage(role="user", content=user))})
+    await LikelihoodChooser(model).chat(request)
+    asked = model.asked[0]
+    assert asked.context == "Guidance for summaries.\n\nScale: 0-5.\n\n"
+    assert asked.questions[0].text == "=== Reference answer ===\nA kettle."
+    assert asked.context + asked.questions[0].text == user  # the same prompt, in two parts
+    assert split_user("no sections here") == ("no sections here", "")
 
 
 async def test_with_feedback_the_model_writes_it_for_the_chosen_score() -> None:

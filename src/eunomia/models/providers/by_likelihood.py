@@ -18,6 +18,10 @@ first property of ``enum`` values (the judge's, :func:`eunomia.judge.judge_schem
 * ``score_distribution`` is every value's probability at that position (over the whole
   vocabulary, as the generating providers report it; the probability-weighted score
   renormalises over the values);
+* the prompt is evaluated in the segments the local scorer keeps: the system part (the
+  rubric's fixed head), the part of the user message every case of a category shares (its
+  guidance and the scale, :func:`split_user`), then the case and the answer — consecutive
+  calls evaluate only what changed;
 * the other fields are not written: each string field is ``""`` — unless the chooser was
   made with ``feedback=True`` (spec ``likelihood+feedback:<local model>``), which then has the
   model generate the whole answer with the first field fixed to the chosen value by the
@@ -107,6 +111,23 @@ class _Shape:
         return {**schema, "properties": properties}
 
 
+CASE_START = "\n\n=== "
+"""Where the case-specific part of a judge's user message starts: the bundled rubric's first
+section header (``=== System prompt given to the candidate ===``). What comes before it — the
+category's guidance and the scale — is the same for every case of a category."""
+
+
+def split_user(user: str) -> tuple[str, str]:
+    """The user message as (what consecutive calls share, the rest): cut after the blank
+    line before :data:`CASE_START`, or not at all. The scorer keeps the state of the first
+    part while calls share it (a suite's cases, a case's answers), so each call evaluates
+    only its case; the cut depends on the text alone, so the numbers do too."""
+    at = user.find(CASE_START)
+    if at <= 0:
+        return user, ""
+    return user[:at + 2], user[at + 2:]
+
+
 def _frame(request: ChatRequest, provider: str) -> tuple[str, str]:
     """The request's system text and its one user message."""
     system = "\n\n".join(m.content for m in request.messages if m.role == "system")
@@ -145,9 +166,10 @@ class LikelihoodChooser:
     async def chat(self, request: ChatRequest) -> ChatResult:
         shape = _Shape(request.json_schema, self.name)
         system, user = _frame(request, self.name)
+        shared, case = split_user(user)
         scored = await self.model.score_options(OptionsRequest(
-            system=system, context=user,
-            questions=(OptionsQuestion(text="", options=shape.texts, reply=shape.prefix),)))
+            system=system, context=shared,
+            questions=(OptionsQuestion(text=case, options=shape.texts, reply=shape.prefix),)))
         probabilities = [math.exp(sum(tokens)) for tokens in scored.logprobs[0]]
         settings = request.settings
         index = choose(probabilities, settings.temperature, settings.seed)
