@@ -44,6 +44,12 @@ def test_a_judge_that_gives_nothing_two_or_more_is_lenient_and_says_which_scores
     assert verdict.text.startswith("lenient: it gives an answer that says nothing 2.88 of 5")
     assert "scores at or below 3." in verdict.evidence
     assert "say nothing about this suite's answers" in verdict.evidence
+    assert "cannot tell it from the reference" not in verdict.text  # the reference: 5
+    plural = lenient_verdict(kind_figures(cases)["content_free"], "these suites")
+    assert "say nothing about these suites' answers" in plural.evidence
+    as_good = _cases([3, 4, 3, 4, 3, 4], content_free=[4, 3, 3, 4, 4, 3])
+    same = lenient_verdict(kind_figures(as_good)["content_free"])
+    assert same.holds and "cannot tell it from the reference (AUC 0.50" in same.text
 
     strict = lenient_verdict(kind_figures(_cases([5] * 8, content_free=[0, 1] * 4))[
         "content_free"])

@@ -142,6 +142,10 @@ def _ci(i: Interval, digits: int = 2) -> str:
     return f"95% CI {i.low:.{digits}f}-{i.high:.{digits}f}"
 
 
+def _possessive(where: str) -> str:
+    return f"{where}'" if where.endswith("s") else f"{where}'s"
+
+
 def lenient_verdict(content_free: KindFigures | None, where: str = "this suite",
                     floor: float = defaults.LENIENT_FLOOR) -> FloorVerdict:
     """Lenient when the content-free answers' mean is ``floor`` or more (see the module)."""
@@ -150,11 +154,16 @@ def lenient_verdict(content_free: KindFigures | None, where: str = "this suite",
         return FloorVerdict("lenient", "unknown",
                             "no content-free answer was scored: the judge's floor is unknown")
     said = f"{mean.estimate:.2f} of 5 on average ({_ci(mean)}, {mean.n} answers)"
+    auc = content_free.auc if content_free is not None else None
+    if auc is not None and auc.low <= 0.5:
+        said += (f", and cannot tell it from the reference (AUC {auc.estimate:.2f}, "
+                 f"{_ci(auc)})")
     if mean.estimate >= floor:
         return FloorVerdict(
             "lenient", "yes",
             f"lenient: it gives an answer that says nothing {said}",
-            f"scores at or below {mean.high:.1f} say nothing about {where}'s answers")
+            f"scores at or below {mean.high:.1f} say nothing about {_possessive(where)} "
+            "answers")
     return FloorVerdict(
         "lenient", "no", f"not lenient: it gives an answer that says nothing {said}",
         f"scores above {mean.high:.1f} are above what an answer that says nothing gets")
