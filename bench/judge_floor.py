@@ -275,7 +275,8 @@ def table(out: Path) -> str:
                 for k in KINDS)
             load = data.get("load")
             speed = f"{data['seconds_per_answer']} ({load[0]}–{load[2]})" if load else "–"
-            lines.append(f"| `{data['judge']}` {field_} | {cell(f['auc_easy'])} | "
+            label = f" ({data['label']})" if data.get("label") else ""
+            lines.append(f"| `{data['judge']}`{label} {field_} | {cell(f['auc_easy'])} | "
                          f"{cell(f['auc_facts'])} | {means} | {speed} |")
     return "\n".join(lines)
 
@@ -287,6 +288,8 @@ def main() -> None:
     parser.add_argument("--max-cases", type=int, default=None)
     parser.add_argument("--out", type=Path, default=Path("bench/results/judge_floor"))
     parser.add_argument("--table", action="store_true")
+    parser.add_argument("--label", default="", help="appended to the JSON file's name (a "
+                        "subset of the cases: the answers stay in the judge's cache)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.table:
@@ -302,7 +305,9 @@ def main() -> None:
         rows = [r for k, r in cache.rows.items() if k in keys]
         result = {"judge": resolve_spec(spec).spec, "suites": [str(p) for p in args.suites],
                   "max_cases": args.max_cases, **figures(rows, skipped)}
-        (args.out / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
+        label = f"-{args.label}" if args.label else ""
+        result["label"] = args.label
+        (args.out / f"{name}{label}.json").write_text(json.dumps(result, indent=1) + "\n")
         print(json.dumps({k: result[k] for k in ("judge", "answers", "seconds_per_answer",
                                                   "cpu_seconds_per_answer", "load")}))
 
