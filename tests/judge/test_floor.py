@@ -99,3 +99,19 @@ def test_a_candidate_read_against_the_content_free_control() -> None:
     partial = {"c0": 5.0, "c1": None, "other": 3.0}
     few = compare_to_floor(partial, control)
     assert few.no_better is None and few.cases == 1 and "too few cases" in few.text
+
+
+def test_each_likelihood_judge_comes_with_how_far_it_can_be_trusted() -> None:
+    from eunomia.judge import LIKELIHOOD_JUDGES, LOCAL_JUDGES, judge_trust, local_judge_name
+    from eunomia.models import LOCAL_MODELS
+
+    assert set(LIKELIHOOD_JUDGES) == set(LOCAL_MODELS)
+    fast = judge_trust("likelihood:local:qwen2.5-coder-1.5b")
+    assert fast is not None and fast.startswith("judge qwen2.5-coder-1.5b scoring by likelihood")
+    assert "lenient" in fast and fast != judge_trust("local:qwen2.5-coder-1.5b")
+    assert judge_trust("likelihood+feedback:local:gemma3-270m") == \
+        judge_trust("likelihood:local:gemma3-270m")
+    assert judge_trust("generate:local:gemma3-270m") == \
+        f"judge gemma3-270m {LOCAL_JUDGES['gemma3-270m']}"
+    assert local_judge_name("likelihood:local") == local_judge_name("local")
+    assert judge_trust("likelihood:openai:gpt-4o") is None

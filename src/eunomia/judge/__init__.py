@@ -56,7 +56,12 @@ from eunomia.judge._schema import (
     expected_score,
     judge_schema,
 )
-from eunomia.judge._trust import LOCAL_JUDGES, judge_trust, local_judge_name
+from eunomia.judge._trust import (
+    LIKELIHOOD_JUDGES,
+    LOCAL_JUDGES,
+    judge_trust,
+    local_judge_name,
+)
 
 __all__ = [
     "CONTENT_FREE",
@@ -64,6 +69,7 @@ __all__ = [
     "FIELDS",
     "JUDGE_VERSION",
     "KIND_WORDS",
+    "LIKELIHOOD_JUDGES",
     "LOCAL_JUDGES",
     "MAX_SCORE",
     "PAIRWISE_FIELDS",

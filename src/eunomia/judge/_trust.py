@@ -2,14 +2,17 @@
 
 Measured with ``eunomia judge-check examples/tasks/ecommerce`` (the bundled suite: can the
 judge tell each case's reference from another case's answer, its first third and a refusal?)
-and recorded in bench/local_models.md, "As judges". ``eval`` prints the sentence of its judge
-beside the scores, so nobody reads a local judge's numbers as more than they are. A judge
-that is not a local model has no such figures here: check it with ``judge-check``.
+and recorded in bench/local_models.md, "As judges"; the likelihood judges
+(``likelihood:local:<name>``) and what every local judge gives an answer that says nothing or
+that reads right and is wrong, in bench/judge_floor.md. ``eval`` prints the sentence of its
+judge beside the scores, so nobody reads a local judge's numbers as more than they are. A
+judge that is not a local model has no such figures here: check it with ``judge-check``.
 """
 
 from __future__ import annotations
 
 from eunomia.errors import EunomiaError
+from eunomia.models import LIKELIHOOD, LIKELIHOOD_FEEDBACK, local_model, split_scoring
 
 LOCAL_JUDGES: dict[str, str] = {
     "qwen2.5-coder-1.5b": (
@@ -29,14 +32,33 @@ LOCAL_JUDGES: dict[str, str] = {
 }
 
 
+LIKELIHOOD_JUDGES: dict[str, str] = {
+    "qwen2.5-coder-1.5b": (
+        "scoring by likelihood tells a reference from another case's answer, its first third "
+        "and a refusal (5 cases of the bundled suite: AUC 0.96 sampled, 0.97 "
+        "probability-weighted) and scores references with altered facts lower (AUC 0.89, 95% "
+        "CI 0.78-0.97), but it is lenient: an answer that says nothing gets 3.4 of 5, as much "
+        "as the reference (AUC 0.50), so scores up to about 3.8 say nothing; read a "
+        "candidate's score against that floor, and check the judge on your suites"),
+    "qwen2.5-coder-0.5b": (
+        "scoring by likelihood gives nearly every answer 5, an answer that says nothing and "
+        "the reference's altered facts included (5 cases of the bundled suite: AUC 0.53 "
+        "sampled, 0.72 probability-weighted): its scores are not evidence"),
+    "gemma3-270m": (
+        "scoring by likelihood gives every answer 0 and its probability-weighted score is "
+        "noise (5 cases of the bundled suite: AUC 0.50 sampled, 0.41 weighted): its scores "
+        "are not evidence (a model for tests only)"),
+}
+"""The likelihood judges' sentences (bench/judge_floor.md)."""
+
+
 def local_judge_name(spec: str) -> str | None:
-    """The local model a judge spec names (``local`` is the default local model), or None
-    when the spec is not a local model."""
-    kind, _, name = spec.strip().partition(":")
+    """The local model a judge spec names (``local`` is the default local model;
+    ``likelihood:local:<name>`` its likelihood judge), or None when the spec is not a local
+    model."""
+    kind, _, name = split_scoring(spec)[1].strip().partition(":")
     if kind.lower() != "local":
         return None
-    from eunomia.models import local_model
-
     try:
         return local_model(name or None).name
     except EunomiaError:
@@ -47,5 +69,7 @@ def judge_trust(spec: str) -> str | None:
     """How far the judge ``spec`` can be trusted, as measured (see the module); None for a
     judge that is not one of the local models."""
     name = local_judge_name(spec)
-    text = LOCAL_JUDGES.get(name) if name is not None else None
+    by_likelihood = split_scoring(spec)[0] in (LIKELIHOOD, LIKELIHOOD_FEEDBACK)
+    table = LIKELIHOOD_JUDGES if by_likelihood else LOCAL_JUDGES
+    text = table.get(name) if name is not None else None
     return None if text is None else f"judge {name} {text}"

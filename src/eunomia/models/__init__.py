@@ -33,6 +33,9 @@ from eunomia.models._spec import (
     with_scoring,
 )
 from eunomia.models._types import (
+    GENERATE,
+    LIKELIHOOD,
+    LIKELIHOOD_FEEDBACK,
     SCORINGS,
     ChatMessage,
     ChatRequest,
@@ -53,6 +56,9 @@ from eunomia.models._weights import (
 )
 
 __all__ = [
+    "GENERATE",
+    "LIKELIHOOD",
+    "LIKELIHOOD_FEEDBACK",
     "LOCAL_MODELS",
     "SCORINGS",
     "ChatMessage",
