@@ -17,9 +17,11 @@ from eunomia.models import LIKELIHOOD, LIKELIHOOD_FEEDBACK, local_model, split_s
 LOCAL_JUDGES: dict[str, str] = {
     "qwen2.5-coder-1.5b": (
         "tells good from bad answers on the bundled suite (judge-check, 10 cases: AUC 0.95 "
-        "sampled, 0.97 probability-weighted, 95% CI 0.93-1.00): large differences between "
-        "its scores are evidence, small ones are not; it is a 1.5B model, so check it on "
-        "your own suites (eunomia judge-check)"),
+        "sampled, 0.97 probability-weighted, 95% CI 0.93-1.00), but it is lenient: it gives "
+        "an answer that says nothing about as much as the reference (3.3 against 3.7 of 5 "
+        "on 3 cases, bench/judge_floor.md), so its scores up to about 4 say nothing about "
+        "an answer; it scores changed numbers and names lower, an ignored form not; it is a "
+        "1.5B model, so check it on your own suites (eunomia judge-check)"),
     "qwen2.5-coder-0.5b": (
         "gives nearly every answer 5: its sampled scores are not evidence (judge-check on "
         "the bundled suite, 10 cases: AUC 0.52, 95% CI 0.50-0.55); its probability-weighted "
