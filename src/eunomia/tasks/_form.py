@@ -25,6 +25,7 @@ from typing import Any
 from eunomia.tasks._facts import Altered, Built, Skipped, _same
 from eunomia.tasks._model import LoadedCase
 from eunomia.tasks._text import LIST_ITEM, english, is_json, sentences
+from eunomia.tasks.checks import MaxWords, MinWords
 
 _LIMIT = re.compile(
     r"\b(at most|no more than|maximum of|max\.?|up to|under|within|in)\s+(\w+)\s+"
@@ -109,7 +110,7 @@ def _too_long(reference: str, limit_words: int | None) -> str:
 
 
 def _limit_words(case: LoadedCase) -> int | None:
-    limits = [c.max_words for c in case.case.checks or () if c.max_words is not None]
+    limits = [int(c.max_words) for c in case.case.checks or () if isinstance(c, MaxWords)]
     if case.case.expected_output_length is not None:
         limits.append(case.case.expected_output_length)
     return min(limits) if limits else None
@@ -131,7 +132,7 @@ def form_ignored(case: LoadedCase, reference: str) -> Altered:
     if built is None and (limit is not None or _LIMIT.search(request)):
         built = _too_long(reference, limit), "a length limit asked for, three times as long"
     if built is None and (_MINIMUM.search(request)
-                          or any(c.min_words is not None for c in checks)):
+                          or any(isinstance(c, MinWords) for c in checks)):
         first = sentences(reference)
         if len(first) >= 2:
             built = reference[first[0].start:first[0].end], "a minimum length asked for: " \
