@@ -207,6 +207,13 @@ JUDGE_FEEDBACK_MAX_CHARS: Final = 800
 """``maxLength`` of the judge's feedback in its answer schema (bounds generation time)."""
 JUDGE_RUBRIC_FILE: Final = "rubric_0_5.txt"
 """The bundled rubric prompt (in ``eunomia/judge/prompts``); ``--rubric`` replaces it."""
+CONTROL_SAMPLE: Final = 20
+"""Cases per suite whose control answers (the content-free answer, another case's reference)
+the judge scores beside the candidates; every case of a smaller suite (eunomia.tasks)."""
+CONTROL_SEED: Final = 0
+"""Seed of the sample of control cases: the same suite, the same sample."""
+LENIENT_FLOOR: Final = 2.0
+"""A judge whose content-free answers average this much or more (of 5) is lenient."""
 DIFFICULTY_WEIGHTS: Final = {"easy": 1.0, "medium": 2.0, "hard": 3.0}
 """Weight of a case by difficulty in the difficulty-weighted mean (``--weights``)."""
 CONFIDENCE: Final = 0.95

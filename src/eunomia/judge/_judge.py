@@ -231,7 +231,20 @@ class Judge:
             distribution = got.result.score_distribution
             weighted = expected_score(distribution) \
                 if distribution and distribution.get(str(answer.score), 0) > 0 else None
-            out.append(Verdict(score=answer.score, feedback=answer.feedback.strip(),
+            feedback = answer.feedback.strip()
+            if not feedback and distribution:
+                feedback = unwritten_feedback(distribution)
+            out.append(Verdict(score=answer.score, feedback=feedback,
                                attempts=got.attempts, cached=got.cached, repeat=k,
                                weighted_score=weighted))
         return out
+
+
+def unwritten_feedback(distribution: dict[str, float]) -> str:
+    """What a verdict without feedback text says instead: the judge scored by likelihood
+    (``likelihood:<local model>``), and how sure it was of each score."""
+    total = sum(p for p in distribution.values() if p > 0)
+    shares = ", ".join(f"{value}: {p / total:.2f}" for value, p in distribution.items()) \
+        if total > 0 else "none"
+    return (f"(no feedback written: scored by likelihood; the score's probabilities {shares}; "
+            "a judge spec likelihood+feedback:<model> writes it)")

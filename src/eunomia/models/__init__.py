@@ -23,14 +23,27 @@ from eunomia.models._json import (
     extract_json,
     parse_json_answer,
 )
-from eunomia.models._spec import ModelSpec, get_model, resolve_spec, split_spec
+from eunomia.models._spec import (
+    ModelSpec,
+    get_model,
+    judge_spec,
+    resolve_spec,
+    split_scoring,
+    split_spec,
+    with_scoring,
+)
 from eunomia.models._types import (
+    GENERATE,
+    LIKELIHOOD,
+    LIKELIHOOD_FEEDBACK,
+    SCORINGS,
     ChatMessage,
     ChatRequest,
     ChatResult,
     GenerationSettings,
     ModelProvider,
     Role,
+    Scoring,
     Usage,
 )
 from eunomia.models._weights import (
@@ -43,7 +56,11 @@ from eunomia.models._weights import (
 )
 
 __all__ = [
+    "GENERATE",
+    "LIKELIHOOD",
+    "LIKELIHOOD_FEEDBACK",
     "LOCAL_MODELS",
+    "SCORINGS",
     "ChatMessage",
     "ChatRequest",
     "ChatResult",
@@ -56,6 +73,7 @@ __all__ = [
     "ModelSpec",
     "ModelsConfig",
     "Role",
+    "Scoring",
     "SettingsOverride",
     "Usage",
     "cache_dir",
@@ -63,10 +81,13 @@ __all__ = [
     "ensure_weights",
     "extract_json",
     "get_model",
+    "judge_spec",
     "load_config",
     "local_model",
     "parse_json_answer",
     "resolve_spec",
+    "split_scoring",
     "split_spec",
     "weights_path",
+    "with_scoring",
 ]

@@ -2,6 +2,10 @@
 ``anthropic:claude-...``, ``<endpoint>:<model>`` for endpoints in the config, an alias, or
 ``http:<name>`` for an HTTP system under test of the config (``models: {<name>: {http: ...}}``).
 
+``likelihood:<local spec>`` is a local model that answers a judge's request by reading its
+score's probabilities instead of writing (``likelihood+feedback:`` also writes the rest,
+``generate:`` says it generates): :mod:`eunomia.models.providers.by_likelihood`.
+
 ``baseline:reference`` and ``baseline:empty`` name the trivial candidates of task suites
 (:data:`TASK_BASELINES`): they resolve to a spec of backend ``baseline``, which no provider
 answers — the kinds over task suites answer for them, case by case (``eunomia.kinds.tasks``).
@@ -25,7 +29,15 @@ from eunomia.models._config import (
     SettingsOverride,
 )
 from eunomia.models._http_config import HttpEndpoint
-from eunomia.models._types import GenerationSettings, ModelProvider
+from eunomia.models._types import (
+    GENERATE,
+    LIKELIHOOD,
+    LIKELIHOOD_FEEDBACK,
+    SCORINGS,
+    GenerationSettings,
+    ModelProvider,
+    Scoring,
+)
 from eunomia.models._weights import local_model
 from eunomia.pricing import ModelPrice
 
@@ -63,6 +75,9 @@ class ModelSpec:
     endpoint_config: EndpointConfig = field(default_factory=EndpointConfig)
     http: HttpEndpoint | None = None
     """``http`` only: the system's request and answer (``models.yml``'s ``http:``)."""
+    scoring: Scoring | None = None
+    """How it answers when the spec says so (``likelihood:local:<name>``,
+    ``likelihood+feedback:...``, ``generate:...``); None: not said, it generates."""
 
 
 def split_spec(spec: str) -> tuple[str, str]:
@@ -85,9 +100,50 @@ def split_spec(spec: str) -> tuple[str, str]:
     return endpoint, model
 
 
+def split_scoring(spec: str) -> tuple[Scoring | None, str]:
+    """``"likelihood:local:x"`` → ``("likelihood", "local:x")``; a spec without a scoring
+    prefix → ``(None, spec)``."""
+    head, sep, rest = spec.strip().partition(":")
+    if sep and head in SCORINGS:
+        scoring = next(s for s in SCORINGS if s == head)
+        if not rest.strip():
+            raise EunomiaError(f"invalid model spec {spec!r}: write {head}:<model spec>")
+        return scoring, rest.strip()
+    return None, spec
+
+
+def with_scoring(resolved: ModelSpec, scoring: Scoring) -> ModelSpec:
+    """``resolved`` answering by ``scoring``. Likelihood needs a local model (its
+    log-probabilities of its own prompt); its canonical spec carries the prefix (its cache
+    keys are its own), ``generate`` leaves the spec as it is."""
+    if resolved.scoring is not None and resolved.scoring != scoring:
+        raise EunomiaError(f"model spec {scoring}:{resolved.spec} names two ways of scoring")
+    if scoring == GENERATE:
+        return dataclasses.replace(resolved, scoring=GENERATE)
+    if resolved.kind != "local":
+        raise EunomiaError(
+            f"invalid model spec {scoring}:{resolved.spec}: choosing an answer by likelihood "
+            "needs the model's probabilities of its own prompt, which only the local models "
+            f"give (use {resolved.spec}, which generates its answers)")
+    base = resolved.spec.split(":", 1)[1] if resolved.scoring is not None else resolved.spec
+    return dataclasses.replace(resolved, spec=f"{scoring}:{base}", scoring=scoring)
+
+
+def judge_spec(resolved: ModelSpec, *, feedback: bool = False) -> ModelSpec:
+    """How a judge model scores: a local model whose spec does not say scores by likelihood
+    (``likelihood+feedback`` with ``feedback``: it then also writes its feedback); a spec
+    that says (``generate:local:...``) and any other model are left as they are."""
+    if resolved.kind != "local" or resolved.scoring is not None:
+        return resolved
+    return with_scoring(resolved, LIKELIHOOD_FEEDBACK if feedback else LIKELIHOOD)
+
+
 def resolve_spec(spec: str, config: ModelsConfig | None = None) -> ModelSpec:
     """Resolve aliases and apply the config's settings and prices to ``spec``."""
     config = config if config is not None else ModelsConfig()
+    scoring, rest = split_scoring(spec)
+    if scoring is not None:
+        return with_scoring(resolve_spec(rest, config), scoring)
     text = spec.strip()
     alias: str | None = None
     overrides = []
@@ -114,6 +170,13 @@ def resolve_spec(spec: str, config: ModelsConfig | None = None) -> ModelSpec:
         overrides.append(entry.settings)
         price = price or entry.price
         text = entry.spec.strip()
+    if split_scoring(text)[0] is not None:  # an alias of likelihood:<spec>
+        inner = resolve_spec(text, config)
+        settings = inner.settings
+        for override in reversed(overrides):
+            settings = override.apply(settings)
+        return dataclasses.replace(inner, alias=alias, settings=settings,
+                                   price=price or inner.price)
     endpoint, model = split_spec(text)
     if endpoint == BASELINE:
         return baseline_spec(spec, model)
@@ -216,11 +279,16 @@ def get_model(spec: str | ModelSpec, config: ModelsConfig | None = None) -> Mode
         from eunomia.models.providers.local import LocalProvider, import_llama_cpp
 
         import_llama_cpp()  # fail now, with the install command, rather than at the first call
-        return LocalProvider(
+        local = LocalProvider(
             resolved.model,
             context_tokens=ep.context_tokens or defaults.LOCAL_CONTEXT_TOKENS,
             threads=ep.threads,
         )
+        if resolved.scoring in (LIKELIHOOD, LIKELIHOOD_FEEDBACK):
+            from eunomia.models.providers.by_likelihood import LikelihoodChooser
+
+            return LikelihoodChooser(local, feedback=resolved.scoring == LIKELIHOOD_FEEDBACK)
+        return local
     if resolved.backend == "openai":
         from eunomia.models.providers.openai import OpenAIProvider
 

@@ -14,6 +14,16 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 from eunomia import defaults
 
 Role = Literal["system", "user", "assistant"]
+Scoring = Literal["generate", "likelihood", "likelihood+feedback"]
+"""How a model answers a request: it ``generate`` s the answer (every model), or the first
+field of a JSON answer (a judge's score) is chosen by ``likelihood`` — read from the model's
+probabilities, nothing written — and the rest is left empty, or written with that field fixed
+(``likelihood+feedback``). Likelihood needs a model with log-probabilities of its own prompt:
+the local ones (:mod:`eunomia.models.providers.by_likelihood`)."""
+GENERATE: Scoring = "generate"
+LIKELIHOOD: Scoring = "likelihood"
+LIKELIHOOD_FEEDBACK: Scoring = "likelihood+feedback"
+SCORINGS: tuple[Scoring, ...] = (GENERATE, LIKELIHOOD, LIKELIHOOD_FEEDBACK)
 
 
 class ChatMessage(BaseModel):

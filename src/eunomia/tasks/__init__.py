@@ -5,7 +5,30 @@ Load with :func:`load_suites`; the kinds over task suites (``eunomia.kinds.tasks
 ``judge_check``, ``pairwise``) run them, each with its own summary.
 """
 
+from eunomia.tasks._altered import altered_answers
 from eunomia.tasks._context import CaseContext, assistant, system, user
+from eunomia.tasks._controls import (
+    CONTROL_KINDS,
+    ControlAnswer,
+    ControlKind,
+    case_reference,
+    content_free,
+    control_sample,
+    load_templates,
+    other_reference,
+    other_references,
+    suite_controls,
+)
+from eunomia.tasks._facts import (
+    ALTERED_KINDS,
+    FACT_KINDS,
+    Altered,
+    AlteredKind,
+    Built,
+    Skipped,
+    fact_altered,
+)
+from eunomia.tasks._form import form_ignored
 from eunomia.tasks._loader import discover, load_suite, load_suites
 from eunomia.tasks._model import Entry, LoadedCase, TaskCase, TaskSuite, Turn
 from eunomia.tasks._records import CaseMeta, CaseRecord
@@ -40,9 +63,15 @@ from eunomia.tasks.checks import (
 )
 
 __all__ = [
+    "ALTERED_KINDS",
     "CHECKS",
+    "CONTROL_KINDS",
+    "FACT_KINDS",
     "SNAPSHOT_FORMAT",
+    "Altered",
+    "AlteredKind",
     "Answer",
+    "Built",
     "CallRecord",
     "CaseContext",
     "CaseMeta",
@@ -52,9 +81,12 @@ __all__ = [
     "Check",
     "CheckResult",
     "CheckSpec",
+    "ControlAnswer",
+    "ControlKind",
     "Entry",
     "LoadedCase",
     "Role",
+    "Skipped",
     "SpeedResult",
     "StoredCases",
     "TaskCase",
@@ -62,21 +94,31 @@ __all__ = [
     "TaskSuite",
     "Turn",
     "TurnResult",
+    "altered_answers",
     "assistant",
+    "case_reference",
     "categories",
     "category_for",
     "category_named",
+    "content_free",
+    "control_sample",
     "count_words",
     "discover",
+    "fact_altered",
+    "form_ignored",
     "iter_entries",
     "load_suite",
     "load_suites",
+    "load_templates",
     "loaded_case",
+    "other_reference",
+    "other_references",
     "read_suite",
     "register",
     "resolve_check",
     "run_check",
     "run_checks",
+    "suite_controls",
     "system",
     "user",
     "write_snapshot",

@@ -9,7 +9,7 @@ that question. Nothing is generated; a grading engine picks the most likely opti
 On a llama.cpp model (:meth:`eunomia.models.providers.local.LocalProvider.score_options`)
 the prompt is the model's own chat template, filled with
 
-    system | context + question (user message) | option (assistant reply)
+    system | context + question (user message) | reply prefix + option (assistant reply)
 
 and fed as separately tokenised *segments*: the system part, the context, each question,
 each option. The model state after the system part and after the context is kept, so a run
@@ -39,7 +39,13 @@ from concurrent.futures import Executor
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from eunomia.scheduler import CallError
 
@@ -49,12 +55,24 @@ USER_MARK = "\u2063USER\u2063"
 
 
 class OptionsQuestion(BaseModel):
-    """One question: text appended to the context, and the candidate answers."""
+    """One question: text appended to the context, and the candidate answers. ``reply`` is
+    the start of the assistant's reply, written before every option (``{"score":`` for a
+    judge's JSON answer: the options are then the values at the score's position)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str
     options: tuple[str, ...] = Field(min_length=1)
+    reply: str = ""
+
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Left out when empty: a question without it is the same text (and cache key) as
+        # before the field existed (the feedback engine's likelihood requests).
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("reply"):
+            data.pop("reply", None)
+        return data
 
 
 class OptionsRequest(BaseModel):
@@ -213,7 +231,7 @@ class SegmentScorer:
             out: list[tuple[tuple[float, ...], ...]] = []
             for question in request.questions:
                 self._truncate(base)
-                asked = self._tokens(question.text + t.tail)
+                asked = self._tokens(question.text + t.tail + question.reply)
                 last = log_softmax(self._decode(asked, all_rows=False))[0]
                 after_question = base + len(asked)
                 total += len(asked)
