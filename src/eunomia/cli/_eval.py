@@ -51,6 +51,15 @@ def eval_command(
                               "call) and show its verdict beside the scores: a judge that "
                               "cannot tell good from bad answers is said so "
                               "(docs/judge-check.md).")] = False,
+    controls: Annotated[str | None, typer.Option(
+        help="Answers with no content the judge also scores, beside which every candidate "
+             "is read: content-free (a fluent answer that says nothing checkable), "
+             "other-reference (another case's reference), both separated by a comma, or "
+             "none. Scored once per judge and suite (cached), stored as the run "
+             "<run>-controls (docs/judge-check.md).", show_default="content-free")] = None,
+    control_cases: Annotated[str | None, typer.Option(
+        help="Cases per suite whose controls are scored: a seeded sample of the selected "
+             "cases, or 'all'.", show_default=str(defaults.CONTROL_SAMPLE))] = None,
     pairwise: Annotated[bool, typer.Option(
         "--pairwise", help="Compare exactly two candidates (--model A --model B): the judge "
                            "says which answer is better, each pair asked in both orders "
@@ -61,6 +70,9 @@ def eval_command(
     """Evaluate candidate models on YAML task suites, scored 0-5 by a judge model."""
     from eunomia.api import TaskRequest, eval_command
 
+    if pairwise and controls not in (None, "none"):
+        raise EunomiaError("--controls are read against 0-5 scores; --pairwise compares two "
+                           "candidates' answers directly (leave --controls out)")
     if pairwise and judge_check:
         raise EunomiaError("--judge-check checks the judge's 0-5 scores; with --pairwise, "
                            "check the judge with 'eunomia judge-check' on the same suites")
@@ -73,4 +85,4 @@ def eval_command(
     finish(out, eval_command(TaskRequest.of_specs(
         model or [], paths=tuple(paths or ()), judge=judge, judge_repeats=judge_repeats,
         weights=weights, rubric=rubric, judge_check=judge_check, pass_score=pass_score,
-        matrix=matrix), run, out))
+        matrix=matrix, controls=controls, control_cases=control_cases), run, out))
