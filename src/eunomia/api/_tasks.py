@@ -25,6 +25,7 @@ from eunomia.kinds.tasks._controls import SETTING as STORED_CONTROLS
 from eunomia.kinds.tasks._controls import parse_controls, parse_sample, stored_controls
 from eunomia.matrix import MatrixModel
 from eunomia.models import ModelProvider, ModelSpec, load_config, resolve_spec
+from eunomia.models import judge_spec as scoring_judge
 from eunomia.run import run_evaluation, run_result, run_to_resume
 from eunomia.scheduler import RunOptions
 from eunomia.tasks import TaskSuite
@@ -109,6 +110,9 @@ class TaskRequest:
     controls: str | None = None
     """``--controls``: ``none``, or the controls scored beside the candidates (default
     ``content-free``; ``content-free,other-reference``)."""
+    judge_feedback: bool = False
+    """A local judge writes its feedback too (``likelihood+feedback``); without, it scores
+    by likelihood (:func:`eunomia.models.judge_spec`)."""
     control_cases: str | None = None
     """``--control-cases``: cases per suite whose controls are scored (default 20), or
     ``all``."""
@@ -205,7 +209,8 @@ def eval_command(what: TaskRequest, run: RunRequest,
         raise EunomiaError(f"no test case matches {', '.join(run.case)}")
     config = load_config()
     candidates = [e.resolve(config) for e in what.models]
-    judge_spec = None if no_judge else resolve_spec(what.judge, config)
+    judge_spec = None if no_judge else scoring_judge(resolve_spec(what.judge, config),
+                                                     feedback=what.judge_feedback)
     rubric = Rubric.load(what.rubric) if what.rubric is not None else None
     settings: dict[str, Any] = {
         "paths": [str(p) for p in what.paths],

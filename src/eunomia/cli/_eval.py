@@ -29,9 +29,11 @@ def eval_command(
              "here are added to the file's; any other option given here replaces the "
              "file's value.", show_default=False)] = None,
     judge: Annotated[str, typer.Option(
-        help="Judge model spec (default: the embedded qwen2.5-coder-1.5b); 'none' makes no judge "
-             "call and scores each case by its deterministic checks only "
-             "(round(5 x passed / total); a case without checks is unscored).")
+        help="Judge model spec (default: the embedded qwen2.5-coder-1.5b, scoring by "
+             "likelihood: a local judge reads its score's probabilities instead of writing, "
+             "unless --judge-feedback or generate:local:...); 'none' makes no judge call and "
+             "scores each case by its deterministic checks only (round(5 x passed / total); "
+             "a case without checks is unscored).")
     ] = defaults.JUDGE_SPEC,
     judge_repeats: Annotated[int, typer.Option(
         help="Score each answer this many times; >1 reports the judge's self-agreement.")
@@ -39,6 +41,10 @@ def eval_command(
     weights: Annotated[str | None, typer.Option(
         help="Difficulty weights of the weighted mean.",
         show_default="easy=1,medium=2,hard=3")] = None,
+    judge_feedback: Annotated[bool, typer.Option(
+        "--judge-feedback", help="A local judge also writes its feedback for each answer "
+                                 "(likelihood+feedback: the same score, about 5x slower).")
+    ] = False,
     rubric: Annotated[Path | None, typer.Option(
         help="Rubric prompt file replacing the bundled one (a suite's metadata.rubric wins).")
     ] = None,
@@ -85,4 +91,5 @@ def eval_command(
     finish(out, eval_command(TaskRequest.of_specs(
         model or [], paths=tuple(paths or ()), judge=judge, judge_repeats=judge_repeats,
         weights=weights, rubric=rubric, judge_check=judge_check, pass_score=pass_score,
-        matrix=matrix, controls=controls, control_cases=control_cases), run, out))
+        matrix=matrix, controls=controls, control_cases=control_cases,
+        judge_feedback=judge_feedback), run, out))
