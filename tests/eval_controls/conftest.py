@@ -67,13 +67,18 @@ class _Replay:
         return self.body
 
 
+ENVIRONMENT = {"OPENAI_API_KEY": None, "GITHUB_STEP_SUMMARY": None, "COLUMNS": "200"}
+
+
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Server]:
-    monkeypatch.chdir(tmp_path)  # no models.yml of the checkout
-    fake = Server()
-    with fake.in_thread():
+    """:class:`Server` from a thread, in an empty folder (no models.yml of the checkout)."""
+    monkeypatch.chdir(tmp_path)
+    with Server().in_thread() as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
-        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-        monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-        monkeypatch.setenv("COLUMNS", "200")
+        for name, value in ENVIRONMENT.items():
+            if value is None:
+                monkeypatch.delenv(name, raising=False)
+            else:
+                monkeypatch.setenv(name, value)
         yield fake

@@ -8,13 +8,12 @@ comparison is in every output."""
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from tests.eval_controls.conftest import EXAMPLE_SUITE, Server
 from tests.judge_check.conftest import invoke
+from tests.judge_check_eval.test_eval_judge_check import flat, read_json
 
 from eunomia.api._controls import local_seconds
 from eunomia.errors import EunomiaError
@@ -25,15 +24,6 @@ SUM = str(EXAMPLE_SUITE / "summarization.yaml")
 GK = str(EXAMPLE_SUITE / "general_knowledge.yaml")
 CASES = 5
 """Cases of each of the two suites."""
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-def read_json(path: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
 
 
 def rows(path: Path) -> list[dict[str, str]]:

@@ -5,26 +5,16 @@ trusted (and so in ``eval --judge-check``); the discriminating one is not."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from tests.eval_controls.conftest import EXAMPLE_SUITE, Server
 from tests.judge_check.conftest import invoke
+from tests.judge_check_eval.test_eval_judge_check import flat, read_json
 
 from eunomia.kinds._task_suites import FLOOR_CONTROLS
 from eunomia.store import RunStore
 
 SUM = str(EXAMPLE_SUITE / "summarization.yaml")
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-def read_json(path: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
 
 
 def test_the_lenient_judge_is_found_lenient_and_the_discriminating_one_not(
@@ -44,7 +34,7 @@ def test_the_lenient_judge_is_found_lenient_and_the_discriminating_one_not(
     floor = suite["looks_right_is_wrong"]
     assert set(floor["kinds"]) == {"good", *FLOOR_CONTROLS}
     assert floor["kinds"]["content_free"]["mean"]["estimate"] >= 2
-    assert [(v["finding"], v["holds"]) for v in floor["verdicts"]][0] == ("lenient", True)
+    assert next((v["finding"], v["holds"]) for v in floor["verdicts"]) == ("lenient", True)
     assert suite["verdict"]["trusted"] is False and suite["verdict"]["lenient"] is True
     sharp = read_json(results / "jc" / "openai_discriminating" / "judge_check.json")
     s = sharp["suites"][0]

@@ -36,7 +36,7 @@ def read_json(path: Path) -> dict[str, Any]:
 
 def eval_args(results: Path, run: str, judge: str, *more: str) -> list[str]:
     return ["eval", SUITE, "--model", "openai:parrot", "--judge", judge, "--judge-check",
-            "--results", str(results), "--run-name", run, *more]
+            "--controls", "none", "--results", str(results), "--run-name", run, *more]
 
 
 def refusals_judged(server: ScriptedJudge, since: int = 0) -> int:

@@ -15,8 +15,13 @@ from rich.markup import escape
 from eunomia import defaults
 from eunomia.errors import EunomiaError
 from eunomia.judge import Rubric
-from eunomia.kinds.tasks import TaskPlan
-from eunomia.kinds.tasks._controls import SUFFIX, WORDS, StoredControls, control_candidates
+from eunomia.kinds.tasks import (
+    CONTROL_WORDS,
+    CONTROLS_SUFFIX,
+    StoredControls,
+    TaskPlan,
+    control_candidates,
+)
 from eunomia.models import ModelSpec, local_model
 from eunomia.run import run_evaluation
 from eunomia.store import RunStore
@@ -66,7 +71,7 @@ def controls_before_eval(
     """Score the controls of ``suites`` with ``judge`` (said first, with the time a local
     judge takes), print the content-free mean, return the link the eval run keeps (None:
     no selected case)."""
-    name = eval_run + SUFFIX
+    name = eval_run + CONTROLS_SUFFIX
     candidates, answers = control_candidates(suites, run.selection, controls, sample)
     if not answers:
         return None
@@ -89,7 +94,7 @@ def controls_before_eval(
                                    "the eval another --run-name")
             resume = True
     asked = answers * judge_repeats
-    what = " and ".join(WORDS[c] for c in controls)
+    what = " and ".join(CONTROL_WORDS[c] for c in controls)
     per = "every selected case" if sample is None else \
         f"up to {sample} cases per suite, a seeded sample"
     said = (f"Controls: the judge scores {what} for {answers // len(controls)} case(s) "

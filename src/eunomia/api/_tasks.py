@@ -20,9 +20,15 @@ from eunomia.errors import EunomiaError
 from eunomia.judge import Rubric
 from eunomia.kinds._task_suites import NO_JUDGE, Candidate, selected_entries
 from eunomia.kinds.judge_check import SETTING as STORED_CHECK
-from eunomia.kinds.tasks import TaskPlan, TasksSummary, check_pass_score
-from eunomia.kinds.tasks._controls import SETTING as STORED_CONTROLS
-from eunomia.kinds.tasks._controls import parse_controls, parse_sample, stored_controls
+from eunomia.kinds.tasks import (
+    CONTROLS_SETTING,
+    TaskPlan,
+    TasksSummary,
+    check_pass_score,
+    parse_controls,
+    parse_sample,
+    stored_controls,
+)
 from eunomia.matrix import MatrixModel
 from eunomia.models import ModelProvider, ModelSpec, load_config, resolve_spec
 from eunomia.models import judge_spec as scoring_judge
@@ -234,7 +240,7 @@ def eval_command(what: TaskRequest, run: RunRequest,
                 weights=resolved.weights or defaults.DIFFICULTY_WEIGHTS, rubric=rubric,
                 console=out, executor=calls_on)
             if link is not None:
-                settings[STORED_CONTROLS] = link.to_settings()
+                settings[CONTROLS_SETTING] = link.to_settings()
         plan = TaskPlan(suites, [Candidate(spec, name) for name, spec in candidates],
                         judge_spec, what.judge_repeats,
                         dict(resolved.weights or defaults.DIFFICULTY_WEIGHTS), rubric)

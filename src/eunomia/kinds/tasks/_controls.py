@@ -52,8 +52,10 @@ CONTROLS: dict[str, str] = {"content-free": "baseline:content-free",
                             "other-reference": "baseline:reference"}
 """Each control (``--controls``) and the baseline that answers it (its target)."""
 DEFAULT_CONTROLS = ("content-free",)
+CONTROLS_SETTING, CONTROLS_SUFFIX = SETTING, SUFFIX
 WORDS: dict[str, str] = {"content-free": "a content-free answer",
                          "other-reference": "another case's reference"}
+CONTROL_WORDS = WORDS
 
 
 def parse_controls(text: str | None) -> tuple[str, ...]:

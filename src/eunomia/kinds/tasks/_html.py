@@ -58,8 +58,9 @@ def _add_floor(store: RunStore, run: RunInfo, suite: str, group: GroupReport) ->
                        group.target if len(run.targets) > 1 else None)
     if floor is None:
         return
-    at = next((i + 1 for i, m in enumerate(group.metrics) if m.label == "Mean score"),
-              len(group.metrics))
+    # after the mean score, and after the judge check's verdict beside it
+    at = max((i + 1 for i, m in enumerate(group.metrics)
+              if m.label in ("Judge check", "Mean score")), default=len(group.metrics))
     for f in reversed(floor.on_suite(suite)):
         group.metrics.insert(at, Metric(f"Beside {WORDS[f.control]}", None, "text",
                                         f.comparison.text))
