@@ -11,6 +11,7 @@ import csv
 from pathlib import Path
 
 import pytest
+import xmlschema
 from tests.eval_controls.conftest import EXAMPLE_SUITE, Server
 from tests.judge_check.conftest import invoke
 from tests.judge_check_eval.test_eval_judge_check import flat, read_json
@@ -65,6 +66,8 @@ def test_a_placeholder_judged_by_a_lenient_judge_is_no_better_than_a_content_fre
     assert [r["suite"] for r in table] == ["(all suites)", "summarization",
                                            "general_knowledge"]
     assert table[0]["no_better"] == "True" and table[0]["controls_run"] == "ev-controls"
+    schema = xmlschema.XMLSchema(Path(__file__).parents[1] / "ci" / "junit-10.xsd")
+    schema.validate(str(tmp_path / "j.xml"))  # the properties keep the file valid
     junit = (tmp_path / "j.xml").read_text(encoding="utf-8")
     assert 'name="floor.content-free.all_suites.no_better" value="true"' in junit
     assert 'name="floor.content-free.control_mean"' in junit
