@@ -154,6 +154,15 @@ class FloorLine:
         where = "" if self.suite is None else f" on {self.suite}"
         return self.comparison.text + where
 
+    def short(self) -> str:
+        """In a few words (the report's card): the verdict, the means, the difference."""
+        c, d = self.comparison, self.comparison.delta
+        if d is None or c.candidate_mean is None or c.control_mean is None:
+            return f"too few cases ({c.cases})"
+        said = "no better" if c.no_better else "above"
+        return (f"{said}: {c.candidate_mean:.2f} vs {c.control_mean:.2f}, Δ "
+                f"{d.mean_delta:+.2f} [{d.low:+.2f}, {d.high:+.2f}]")
+
 
 @dataclass(frozen=True, slots=True)
 class Floor:

@@ -63,7 +63,7 @@ def _add_floor(store: RunStore, run: RunInfo, suite: str, group: GroupReport) ->
               if m.label in ("Judge check", "Mean score")), default=len(group.metrics))
     for f in reversed(floor.on_suite(suite)):
         group.metrics.insert(at, Metric(f"Beside {WORDS[f.control]}", None, "text",
-                                        f.comparison.text))
+                                        f.short()))
         if f.no_better:
             group.warnings.append(f.line())
     if floor.verdict is not None and floor.verdict.holds:
