@@ -212,6 +212,12 @@ CONTROL_SAMPLE: Final = 20
 the judge scores beside the candidates; every case of a smaller suite (eunomia.tasks)."""
 CONTROL_SEED: Final = 0
 """Seed of the sample of control cases: the same suite, the same sample."""
+LOCAL_JUDGE_SECONDS: Final = {
+    "generate": {"qwen2.5-coder-1.5b": 19.0, "qwen2.5-coder-0.5b": 13.5, "gemma3-270m": 4.0},
+    "likelihood": {"qwen2.5-coder-1.5b": 5.0, "qwen2.5-coder-0.5b": 3.7, "gemma3-270m": 1.3},
+}
+"""CPU seconds a local judge takes per judged answer on one idle core (bench/local_models.md,
+bench/judge_floor.md): what ``eval`` says its controls will take before it starts them."""
 LENIENT_FLOOR: Final = 2.0
 """A judge whose content-free answers average this much or more (of 5) is lenient."""
 DIFFICULTY_WEIGHTS: Final = {"easy": 1.0, "medium": 2.0, "hard": 3.0}

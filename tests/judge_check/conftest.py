@@ -10,6 +10,10 @@ import typer
 from tests.judge_check.scripted_judge import ScriptedJudge
 from typer.testing import CliRunner
 
+from eunomia.kinds import Selection
+from eunomia.kinds._task_suites import selected
+from eunomia.tasks import load_suites
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_SUITE = ROOT / "examples" / "tasks" / "ecommerce"
 
@@ -39,3 +43,11 @@ def judges(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Scripted
         monkeypatch.delenv("OPENAI_API_KEY", raising=False)
         monkeypatch.setenv("COLUMNS", "200")
         yield fake
+
+
+def answers_of(path: Path) -> int:
+    """How many answers judge-check builds for the checkable cases of the suites at ``path``
+    (the five easy ones each, and the answers that look right and are wrong that each case
+    allows: their number depends on the case, tests/controls checks which are built)."""
+    return sum(len(answers) for suite in load_suites([path])[0] for _, answers in
+               selected(suite, Selection()))

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.judge_check.conftest import invoke
+from tests.judge_check.conftest import answers_of, invoke
 from tests.judge_check.scripted_judge import ScriptedJudge
 
 from eunomia.kinds import Selection
-from eunomia.kinds._task_suites import checkable, selected, unchecked
+from eunomia.kinds._task_suites import EASY_CONTROLS, checkable, selected, unchecked
 from eunomia.kinds.judge_check import REFUSAL, answers, padded, truncated
 from eunomia.tasks import load_suites
 
@@ -77,9 +77,13 @@ def test_checkable_cases_and_their_other_case(tmp_path: Path) -> None:
                      ("c", "Paris.", "Dust-tight")]
     assert unchecked(suite, Selection()) == 2
     # a selection does not change a case's answers (nor their cache keys)
-    only_c = [(e[0], a) for e, a in selected(suite, Selection(("c",)))]
+    only_c = [(e[0], {k: v for k, v in a.items() if k in EASY_CONTROLS})
+              for e, a in selected(suite, Selection(("c",)))]
     assert only_c == [("c", answers("Paris.", "Dust-tight and protected against immersion up "
                                                "to one metre."))]
+    # and the answers that look right and are wrong that the case allows
+    (_, built), = selected(suite, Selection(("c",)))
+    assert "content_free" in built and "Paris" not in built["content_free"]
     assert [e[0] for e, _ in selected(suite, Selection((), 2))] == ["a", "b"]
     assert [e[0] for e, _ in selected(suite, Selection(("general_knowledge/*",)))] == ["b", "c"]
 
@@ -101,7 +105,8 @@ def test_the_judge_sees_the_good_answer_as_eval_shows_a_candidates(
     results = tmp_path / "results"
     judges.parrot_says = "A 1.7-litre steel kettle that boils a litre in three minutes."
     code, out = invoke("eval", str(suite), "--model", "openai:parrot", "--judge",
-                       "openai:overlap", "--results", str(results), "--run-name", "ev")
+                       "openai:overlap", "--results", str(results), "--run-name", "ev",
+                       "--controls", "none")
     assert code == 0, out
     eval_judge = [b for b in judges.bodies if b["model"] == "overlap"]
     assert len(eval_judge) == 1
@@ -112,9 +117,9 @@ def test_the_judge_sees_the_good_answer_as_eval_shows_a_candidates(
     assert code == 0, out
     asked = [b for b in judges.bodies if b["model"] == "overlap"][1:]
     # the good answer's call is eval's call: same prompt (rubric, guidance, fields), same
-    # settings, so it came from the cache; the three others were asked (a single case has
-    # no other case's answer)
-    assert len(asked) == 3
+    # settings, so it came from the cache; the others were asked (a single case has no other
+    # case's answer)
+    assert len(asked) == answers_of(suite) - 1 >= 3
     assert "1 request(s) answered from the cache" in out
     prompt = eval_judge[0]["messages"][1]["content"]
     assert "Summarization" in prompt or "summar" in prompt.lower()  # the category's guidance

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.judge_check.conftest import EXAMPLE_SUITE, invoke
+from tests.judge_check.conftest import EXAMPLE_SUITE, answers_of, invoke
 from tests.judge_check.scripted_judge import ScriptedJudge
 
 CANNOT_TELL = ("this judge cannot tell good from bad answers on this suite; its scores are "
@@ -16,6 +16,10 @@ CANNOT_TELL = ("this judge cannot tell good from bad answers on this suite; its 
 CHECKABLE = 25
 """The example suites' 35 cases but the 5 conversations and the 5 inference-speed cases,
 which have no reference answer."""
+ANSWERS = answers_of(EXAMPLE_SUITE)
+"""Their answers: five easy ones each, and those that look right and are wrong."""
+SUMMARIZATION = answers_of(EXAMPLE_SUITE / "summarization.yaml")
+GENERAL_KNOWLEDGE = answers_of(EXAMPLE_SUITE / "general_knowledge.yaml")
 
 
 def read_json(path: Path) -> dict[str, Any]:
@@ -37,7 +41,7 @@ def test_a_good_judge_is_trusted_and_its_scores_order_the_answers(
     data = read_json(results / "good" / "judge_check.json")
     overall = data["overall"]
     assert overall["cases"] == CHECKABLE == sum(s["cases"] for s in data["suites"])
-    assert overall["answers"] == overall["scored"] == 5 * CHECKABLE
+    assert overall["answers"] == overall["scored"] == ANSWERS > 5 * CHECKABLE
     assert overall["auc"]["estimate"] == 1.0 and overall["verdict"]["level"] == "good"
     means = {k: v["estimate"] for k, v in overall["mean_score"].items()}
     assert means["good"] == 5.0 and means["refusal"] == 0.0
@@ -52,7 +56,7 @@ def test_a_good_judge_is_trusted_and_its_scores_order_the_answers(
     assert all(float(r["good_weighted"]) > float(r["refusal_weighted"]) for r in rows)
     run = read_json(results / "good" / "run.json")
     assert run["kind"] == "judge_check" and run["targets"] == ["openai:overlap"]
-    assert judges.calls == 5 * CHECKABLE
+    assert judges.calls == ANSWERS
 
 
 def test_a_constant_judge_gets_the_verdict_cannot_tell(judges: ScriptedJudge,
@@ -92,12 +96,12 @@ def test_several_judges_ranked_by_auc_then_cached_resumed_reported_compared(
     assert float(board[0]["score"]) == 1.0 and float(board[2]["score"]) == 0.5
     assert (results / "three" / "openai_lengthy" / "judge_check.json").is_file()
     asked = judges.calls
-    assert asked == 3 * 25
+    assert asked == 3 * answers_of(Path(suite))
     # the same check again: every answer from the cache
     code, out = invoke("judge-check", suite, *specs, "--results", str(results),
                        "--run-name", "again")
     assert code == 0 and judges.calls == asked
-    assert "75 request(s) answered from the cache" in out
+    assert f"{asked} request(s) answered from the cache" in out
     code, out = invoke("judge-check", "--resume", "three", "--results", str(results))
     assert code == 0 and judges.calls == asked
     code, out = invoke("report", "three", "--results", str(results), "--output",
@@ -122,15 +126,16 @@ def test_self_agreement_and_unusable_judges(judges: ScriptedJudge, tmp_path: Pat
                        "2", "--results", str(tmp_path), "--run-name", "twice")
     assert code == 0, out
     assert "Self-agreement over 2 scorings: Krippendorff alpha 1.000" in out
-    assert judges.calls == 2 * 25
+    assert judges.calls == 2 * GENERAL_KNOWLEDGE
     code, out = invoke("judge-check", suite, "--judge", "openai:mute", "--retries", "0",
                        "--results", str(tmp_path), "--run-name", "mute")
     assert code == 0, out  # answered, but never usably: unscored, not failed
     text = " ".join(out.split())
-    assert "25 of 25 answer(s) not scored" in text
+    assert f"{GENERAL_KNOWLEDGE} of {GENERAL_KNOWLEDGE} answer(s) not scored" in text
     assert "too few scored answers to tell whether this judge can judge on this suite" in text
     data = read_json(tmp_path / "mute" / "judge_check.json")
-    assert data["suites"][0]["unscored"] == 25 and data["suites"][0]["auc"] is None
+    assert data["suites"][0]["unscored"] == GENERAL_KNOWLEDGE
+    assert data["suites"][0]["auc"] is None
 
 
 def test_a_judge_that_cannot_be_reached_fails_the_answers(
@@ -140,9 +145,9 @@ def test_a_judge_that_cannot_be_reached_fails_the_answers(
                        "openai:overlap", "--retries", "0", "--results", str(tmp_path),
                        "--run-name", "down")
     assert code == 1
-    assert "25 answer(s) could not be judged" in out
+    assert f"{SUMMARIZATION} answer(s) could not be judged" in out
     data = read_json(tmp_path / "down" / "judge_check.json")
-    assert data["suites"][0]["failed"] == 25
+    assert data["suites"][0]["failed"] == SUMMARIZATION
     assert "connection" in data["failures"][0]["reason"]
 
 

@@ -93,7 +93,8 @@ def test_eval_reports_the_weighted_score_beside_the_sampled_one(
 def test_without_log_probabilities_eval_says_so_and_keeps_the_sampled_score(
         judges: ScriptedJudge, tmp_path: Path, judge: str) -> None:
     code, out = invoke("eval", SUITE, "--model", "openai:parrot", "--judge", f"openai:{judge}",
-                       "--concurrency", "1", "--results", str(tmp_path), "--run-name", "ev")
+                       "--concurrency", "1", "--results", str(tmp_path), "--run-name", "ev",
+                       "--controls", "none")  # the judge's first call is the eval's
     assert code == 0, out
     rows = _cases(tmp_path / "ev")
     assert rows and all(r["status"] == "scored" and r["score"] for r in rows)

@@ -49,13 +49,18 @@ def test_the_smallest_local_model_as_the_judge(tmp_path: Path,
                        "--timeout", "600", "--results", str(tmp_path / "out"),
                        "--run-name", "tiny")
     assert code == 0, out
-    assert "Judge check: local:gemma3-270m" in out
-    assert "Judge check: local:gemma3-270m on mini: this judge" in " ".join(out.split())
+    # a local judge scores by likelihood (no --judge-feedback)
+    assert "Judge check: likelihood:local:gemma3-270m" in out
+    assert "Judge check: likelihood:local:gemma3-270m on mini: this judge" in \
+        " ".join(out.split())
     data = json.loads((tmp_path / "out" / "tiny" / "judge_check.json").read_text())
     group = data["suites"][0]
-    # two cases: good, other, truncated, refusal, padded each
-    assert group["answers"] == 10 and group["failed"] == 0
-    assert group["scored"] + group["unscored"] == 10
+    # two cases: good, other, truncated, refusal, padded each, and the answers that look
+    # right and are wrong that each case allows (content-free always)
+    floor = group["looks_right_is_wrong"]["kinds"]
+    assert "content_free" in floor and "numbers" in floor
+    assert group["answers"] > 10 and group["failed"] == 0
+    assert group["scored"] + group["unscored"] == group["answers"]
     # the embedded model gives the score values' probabilities: every scored answer has a
     # probability-weighted score, and the weighted AUC is reported beside the sampled one
     assert data["weighted_asked"] is True

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.judge_check.conftest import EXAMPLE_SUITE, invoke
+from tests.judge_check.conftest import EXAMPLE_SUITE, answers_of, invoke
 from tests.judge_check.scripted_judge import ScriptedJudge, sections
 
 from eunomia.kinds.judge_check import REFUSAL
@@ -20,6 +20,9 @@ from eunomia.store import RunStore
 SUITE = str(EXAMPLE_SUITE / "summarization.yaml")
 CASES = 5
 """The example summarization suite's cases, all with a reference answer."""
+ANSWERS = answers_of(Path(SUITE))
+"""The check's answers of those cases (five easy ones each, and those that look right and
+are wrong)."""
 CANNOT_TELL = ("this judge cannot tell good from bad answers on this suite; its scores are "
                "not evidence")
 TELLS = "this judge tells good from bad answers on this suite"
@@ -36,7 +39,7 @@ def read_json(path: Path) -> dict[str, Any]:
 
 def eval_args(results: Path, run: str, judge: str, *more: str) -> list[str]:
     return ["eval", SUITE, "--model", "openai:parrot", "--judge", judge, "--judge-check",
-            "--results", str(results), "--run-name", run, *more]
+            "--controls", "none", "--results", str(results), "--run-name", run, *more]
 
 
 def refusals_judged(server: ScriptedJudge, since: int = 0) -> int:
@@ -58,14 +61,14 @@ def test_a_judge_that_can_judge_is_said_to_beside_the_scores(
     assert f"judge check of openai:overlap on summarization: {TELLS}" in text
     assert text.rindex(TELLS) > text.index("Tasks: openai:parrot")
     assert "warning: judge check" not in text
-    # the check: 5 controlled answers per case; the eval: a candidate and a judge call each
+    # the check: its controlled answers per case; the eval: a candidate and a judge call each
     assert refusals_judged(server) == CASES
     assert sum(b["model"] == "parrot" for b in server.bodies) == CASES
     db = RunStore(results / "eunomia.db")
     try:
         check = db.require_run("ev-judge-check")
         assert check.kind == "judge_check" and check.targets == ["openai:overlap"]
-        assert db.run_totals(check).cases == 5 * CASES
+        assert db.run_totals(check).cases == ANSWERS
         link = db.require_run("ev").settings["judge_check"]
         assert link["run"] == "ev-judge-check" and link["judge"] == "openai:overlap"
         assert [v["level"] for v in link["verdicts"]] == ["good"]
@@ -121,7 +124,7 @@ def test_a_second_eval_asks_the_judge_nothing_for_the_check(
     code, out = invoke(*eval_args(results, "second", "openai:overlap"))
     assert code == 0, out
     assert server.calls == asked  # the check's and the eval's calls all came from the cache
-    assert f"{5 * CASES} request(s) answered from the cache" in flat(out)
+    assert f"{ANSWERS} request(s) answered from the cache" in flat(out)
     assert f"judge check of openai:overlap on summarization: {TELLS}" in flat(out)
     first = read_json(results / "first" / "tasks_results.json")["judge_check"]
     second = read_json(results / "second" / "tasks_results.json")["judge_check"]
@@ -148,7 +151,7 @@ def test_resume_finds_the_check_and_asks_nothing_again(
     db = RunStore(results / "eunomia.db")
     try:
         assert sorted(r.name for r in db.list_runs()) == ["ev", "ev-judge-check"]
-        assert db.run_totals(db.require_run("ev-judge-check")).cases == 5 * CASES
+        assert db.run_totals(db.require_run("ev-judge-check")).cases == ANSWERS
     finally:
         db.close()
     # a run started without the check cannot take it on resume
@@ -209,7 +212,7 @@ def test_an_eval_stopped_after_its_check_does_not_check_again(
                        "--results", str(results), "--run-name", "ev-judge-judge-check")
     assert code == 0, out
     asked = server.calls
-    assert asked == 5 * CASES  # the second check's calls came from the cache
+    assert asked == ANSWERS  # the second check's calls came from the cache
     code, out = invoke(*eval_args(results, "ev", "openai:constant"))
     assert code == 0, out
     assert refusals_judged(server, asked) == 0  # the stored check was resumed, not redone

@@ -157,7 +157,8 @@ def test_a_judge_that_scores_a_baseline_high_is_named(monkeypatch: pytest.Monkey
         monkeypatch.setenv("OPENAI_BASE_URL", judges.url)
         monkeypatch.delenv("OPENAI_API_KEY", raising=False)
         code, out = invoke("eval", SUMMARIZATION, "--model", "baseline:empty", "--judge",
-                           "openai:constant", "--results", tmp_path, "--run-name", "high")
+                           "openai:constant", "--results", tmp_path, "--run-name", "high",
+                           "--controls", "none")
     assert code == 0, out
     flat = " ".join(out.split())
     assert ("the judge (openai:constant) scores baseline:empty, which knows nothing, 5.00 "

@@ -14,7 +14,8 @@ from eunomia.api import parse_weights
 from eunomia.cli import app
 from eunomia.errors import EunomiaError
 
-MODELS = ["--model", "openai:fake-candidate", "--judge", "openai:fake-judge"]
+MODELS = ["--model", "openai:fake-candidate", "--judge", "openai:fake-judge", "--controls",
+          "none"]  # eval's controls: tests/eval_controls
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ from eunomia.kinds.judge_check import (
     selected_count,
     stored_verdicts,
 )
-from eunomia.models import ModelProvider, ModelSpec, load_config, resolve_spec
+from eunomia.models import ModelProvider, ModelSpec, judge_spec, load_config, resolve_spec
 from eunomia.run import run_evaluation, run_result, run_to_resume
 from eunomia.scheduler import RunOptions
 from eunomia.store import RunStore
@@ -81,6 +81,9 @@ class JudgeCheckRequest:
     judge_repeats: int = defaults.JUDGE_REPEATS
     rubric: Path | None = None
     weighted: bool = True
+    judge_feedback: bool = False
+    """A local judge writes its feedback too (``likelihood+feedback``); without, it scores
+    by likelihood (:func:`eunomia.models.judge_spec`)."""
 
 
 def judge_check_command(what: JudgeCheckRequest, run: RunRequest,
@@ -107,7 +110,8 @@ def judge_check_command(what: JudgeCheckRequest, run: RunRequest,
                            + ": judge-check needs cases with an expected_response "
                              "(conversations are not checked)")
     config = load_config()
-    judges = [resolve_spec(s, config) for s in what.judges or [defaults.JUDGE_SPEC]]
+    judges = [judge_spec(resolve_spec(s, config), feedback=what.judge_feedback)
+              for s in what.judges or [defaults.JUDGE_SPEC]]
     settings = {"paths": [str(p) for p in what.paths],
                 "rubric_option": str(what.rubric) if what.rubric is not None else None}
     assert run.run_name is not None
@@ -240,6 +244,7 @@ def check_before_eval(
         judge=judge.spec, suite=v.suite, level=v.level, text=v.text,
         auc=None if v.auc is None else v.auc.estimate,
         auc_low=None if v.auc is None else v.auc.low,
-        auc_high=None if v.auc is None else v.auc.high) for v in outcome.verdicts]
+        auc_high=None if v.auc is None else v.auc.high, lenient=v.lenient)
+        for v in outcome.verdicts]
     return StoredCheck(run=outcome.run_name, judge=judge.spec, verdicts=verdicts,
                        failed=outcome.failed)

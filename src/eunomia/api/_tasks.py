@@ -13,21 +13,32 @@ from typing import TYPE_CHECKING, Any, Unpack
 from rich.console import Console
 
 from eunomia import defaults
+from eunomia.api._controls import controls_before_eval
 from eunomia.api._judge_check import check_before_eval
 from eunomia.api._suites import given_models, load_task_suites, stored_models, with_load_errors
 from eunomia.errors import EunomiaError
 from eunomia.judge import Rubric
 from eunomia.kinds._task_suites import NO_JUDGE, Candidate, selected_entries
 from eunomia.kinds.judge_check import SETTING as STORED_CHECK
-from eunomia.kinds.tasks import TaskPlan, TasksSummary, check_pass_score
+from eunomia.kinds.tasks import (
+    CONTROLS_SETTING,
+    TaskPlan,
+    TasksSummary,
+    check_pass_score,
+    parse_controls,
+    parse_sample,
+    stored_controls,
+)
 from eunomia.matrix import MatrixModel
 from eunomia.models import ModelProvider, ModelSpec, load_config, resolve_spec
+from eunomia.models import judge_spec as scoring_judge
 from eunomia.run import run_evaluation, run_result, run_to_resume
 from eunomia.scheduler import RunOptions
 from eunomia.tasks import TaskSuite
 
 if TYPE_CHECKING:
     from eunomia.run import RunArgs, RunReport, RunRequest, RunResult
+    from eunomia.store import RunInfo
 
 
 async def run_tasks(
@@ -102,6 +113,15 @@ class TaskRequest:
     pass_score: float | None = None
     """A case passes (JUnit, JSON Lines, summary) at this mean score (default 3)."""
     matrix: Path | None = None
+    controls: str | None = None
+    """``--controls``: ``none``, or the controls scored beside the candidates (default
+    ``content-free``; ``content-free,other-reference``)."""
+    judge_feedback: bool = False
+    """A local judge writes its feedback too (``likelihood+feedback``); without, it scores
+    by likelihood (:func:`eunomia.models.judge_spec`)."""
+    control_cases: str | None = None
+    """``--control-cases``: cases per suite whose controls are scored (default 20), or
+    ``all``."""
 
     @classmethod
     def of_specs(cls, specs: Sequence[str], **fields: Any) -> TaskRequest:
@@ -148,8 +168,19 @@ def _prepared(what: TaskRequest, run: RunRequest) -> _Resolved:
                    judge_repeats=int(st.get("judge_repeats", what.judge_repeats)),
                    rubric=Path(st["rubric_option"]) if st.get("rubric_option") else None,
                    judge_check=STORED_CHECK in st)  # a run started with the check keeps it
+    controls, control_cases = _stored_controls(info)
+    what = replace(what, controls=controls, control_cases=control_cases)
     weights = {k: float(v) for k, v in (st.get("weights") or weights).items()}
     return _Resolved(what, run.resumed(st), weights)
+
+
+def _stored_controls(info: RunInfo) -> tuple[str, str | None]:
+    """(--controls, --control-cases) of a run to resume: its own (none when it was started
+    without)."""
+    link = stored_controls(info)
+    if link is None:
+        return "none", None
+    return ",".join(link.controls), "all" if link.sample is None else str(link.sample)
 
 
 def eval_command(what: TaskRequest, run: RunRequest,
@@ -161,6 +192,10 @@ def eval_command(what: TaskRequest, run: RunRequest,
     resolved = _prepared(what, run)
     what, run = resolved.what, resolved.run
     no_judge = what.judge.strip().lower() == NO_JUDGE
+    controls, sample = parse_controls(what.controls), parse_sample(what.control_cases)
+    if no_judge and controls and what.controls is not None:
+        raise EunomiaError("--controls are scored by the judge, and --judge none has no "
+                           "judge: give --judge SPEC, or leave --controls out")
     if what.judge_check and no_judge:
         raise EunomiaError("--judge-check checks the judge, and --judge none has no judge "
                            "(each case is scored by its checks only): give --judge SPEC, or "
@@ -180,7 +215,8 @@ def eval_command(what: TaskRequest, run: RunRequest,
         raise EunomiaError(f"no test case matches {', '.join(run.case)}")
     config = load_config()
     candidates = [e.resolve(config) for e in what.models]
-    judge_spec = None if no_judge else resolve_spec(what.judge, config)
+    judge_spec = None if no_judge else scoring_judge(resolve_spec(what.judge, config),
+                                                     feedback=what.judge_feedback)
     rubric = Rubric.load(what.rubric) if what.rubric is not None else None
     settings: dict[str, Any] = {
         "paths": [str(p) for p in what.paths],
@@ -190,12 +226,21 @@ def eval_command(what: TaskRequest, run: RunRequest,
         **calls_on.settings()}
     assert run.run_name is not None
     check = None
+    link = None
     try:
         if what.judge_check and judge_spec is not None:  # once, whatever the models
             check = check_before_eval(suites, judge_spec, eval_run=run.run_name, run=run,
                                       judge_repeats=what.judge_repeats, rubric=rubric,
                                       console=out)
             settings[STORED_CHECK] = check.to_settings()
+        if controls and judge_spec is not None:  # once, whatever the models
+            link = controls_before_eval(
+                suites, judge_spec, eval_run=run.run_name, run=run, controls=controls,
+                sample=sample, judge_repeats=what.judge_repeats,
+                weights=resolved.weights or defaults.DIFFICULTY_WEIGHTS, rubric=rubric,
+                console=out, executor=calls_on)
+            if link is not None:
+                settings[CONTROLS_SETTING] = link.to_settings()
         plan = TaskPlan(suites, [Candidate(spec, name) for name, spec in candidates],
                         judge_spec, what.judge_repeats,
                         dict(resolved.weights or defaults.DIFFICULTY_WEIGHTS), rubric)
@@ -208,5 +253,8 @@ def eval_command(what: TaskRequest, run: RunRequest,
     if check is not None and check.failed:
         result.failures.append(f"{check.failed} answer(s) of the judge check could not be "
                                f"judged; see run {check.run}")
+    if link is not None and link.failed:
+        result.failures.append(f"{link.failed} control answer(s) could not be judged; see "
+                               f"run {link.run}")
     with_load_errors(result, load_errors)
     return result

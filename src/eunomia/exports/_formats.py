@@ -42,6 +42,8 @@ class RunFacts(NamedTuple):
     """The pass score asked for (None: the kind's default)."""
     summary: Callable[[RecordDigest, float | None], str]
     """The run's Markdown summary from its records' digest and their pass score."""
+    properties: Callable[[str, str], list[tuple[str, str]]] = lambda suite, target: []
+    """More properties of a suite's results of a target (JUnit), from the kind's summaries."""
 
 
 RunWriter = Callable[["TextSink", RunFacts], RecordSink]
@@ -93,7 +95,8 @@ def _jsonl(out: TextSink, facts: RunFacts) -> RecordSink:
 def _junit(out: TextSink, facts: RunFacts) -> RecordSink:
     from eunomia.exports._junit import RecordsJUnit
 
-    return RecordsJUnit(out, facts.name, targets=facts.targets, repeats=facts.repeats)
+    return RecordsJUnit(out, facts.name, targets=facts.targets, repeats=facts.repeats,
+                        properties=facts.properties)
 
 
 def _junit_comparison(out: TextSink, comparison: Comparison, report: str | None) -> None:
@@ -136,7 +139,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("junit", "--junit", "junit.xml",
            "JUnit XML: a test case per case, repeat and target (failed when it did not pass, "
            "an error when it failed, skipped when unscored)", _junit,
-           comparison=_junit_comparison),
+           comparison=_junit_comparison, summaries=True),
     Format("md", "--summary-md", "summary.md",
            "a Markdown summary: headline metrics with their intervals, the baseline, the "
            "worst cases, where the report is", _MarkdownSummary, comparison=_markdown_comparison,

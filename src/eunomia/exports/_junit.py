@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO
 from xml.sax.saxutils import escape, quoteattr
@@ -210,8 +210,12 @@ class RecordsJUnit:
     """JUnit XML of a run's records: one ``<testsuite>`` per suite and target (records come
     grouped so), with the suite's figures as its properties."""
 
-    def __init__(self, out: TextSink, run: str, *, targets: int, repeats: int) -> None:
+    def __init__(self, out: TextSink, run: str, *, targets: int, repeats: int,
+                 properties: Callable[[str, str], list[tuple[str, str]]] | None = None
+                 ) -> None:
+        """``properties``: more properties of a suite and target (the kind's figures)."""
         self.writer = JUnitWriter(out, f"eunomia {run}")
+        self.properties = properties
         self.targets = targets
         self.repeats = repeats
         self._key: tuple[str, str] | None = None
@@ -243,6 +247,8 @@ class RecordsJUnit:
                  ("mean_latency_s", _num(s.mean(s.latencies)))]
         if first.pass_score is not None:
             props.append(("pass_score", _num(first.pass_score)))
+        if self.properties is not None:
+            props += self.properties(first.suite, first.target)
         self.writer.set_properties(props)
 
     def close(self) -> None:

@@ -11,6 +11,7 @@ The pairwise judge says which of two answers is better (``{winner, reason}``):
 from eunomia.judge._floor import (
     CONTENT_FREE,
     FACT_KINDS,
+    GOOD,
     KIND_WORDS,
     CaseScores,
     FloorComparison,
@@ -67,6 +68,7 @@ __all__ = [
     "CONTENT_FREE",
     "FACT_KINDS",
     "FIELDS",
+    "GOOD",
     "JUDGE_VERSION",
     "KIND_WORDS",
     "LIKELIHOOD_JUDGES",

@@ -203,6 +203,9 @@ class Exported(Generic[Summary_co]):
     figures: list[tuple[str, str]] = field(default_factory=list)
     """More headline figures in words, (label, text), for the summaries written after the
     run (the Markdown summary); the terminal summary shows them in its own table."""
+    properties: list[tuple[str | None, str, str]] = field(default_factory=list)
+    """Machine-readable figures, (suite or None for every suite, name, value): the JUnit
+    properties of this target's test suites."""
 
 
 class LiveExport(ABC, Generic[Item, Summary]):

@@ -6,9 +6,10 @@
 score's probabilities instead of writing (``likelihood+feedback:`` also writes the rest,
 ``generate:`` says it generates): :mod:`eunomia.models.providers.by_likelihood`.
 
-``baseline:reference`` and ``baseline:empty`` name the trivial candidates of task suites
-(:data:`TASK_BASELINES`): they resolve to a spec of backend ``baseline``, which no provider
-answers — the kinds over task suites answer for them, case by case (``eunomia.kinds.tasks``).
+``baseline:reference``, ``baseline:empty`` and ``baseline:content-free`` name the trivial
+candidates of task suites (:data:`TASK_BASELINES`): they resolve to a spec of backend
+``baseline``, which no provider answers — the kinds over task suites answer for them, case
+by case (``eunomia.kinds.tasks``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ TASK_BASELINES: dict[str, str] = {
     "reference": "answers each case with another case's expected response (the previous "
                  "case of its suite that has one): fluent, on the suite's subject, wrong here",
     "empty": 'answers "" to every case (every turn of a conversation)',
+    "content-free": "answers each case with a fluent sentence that says nothing checkable "
+                    "(eval's content-free control: a template chosen per case)",
 }
 """The trivial candidates ``baseline:<name>``: they make no model call and cost nothing."""
 SCENARIO_BASELINES = ("default", "constant")
@@ -120,7 +123,7 @@ def with_scoring(resolved: ModelSpec, scoring: Scoring) -> ModelSpec:
         raise EunomiaError(f"model spec {scoring}:{resolved.spec} names two ways of scoring")
     if scoring == GENERATE:
         return dataclasses.replace(resolved, scoring=GENERATE)
-    if resolved.kind != "local":
+    if resolved.backend != "local":
         raise EunomiaError(
             f"invalid model spec {scoring}:{resolved.spec}: choosing an answer by likelihood "
             "needs the model's probabilities of its own prompt, which only the local models "
@@ -133,7 +136,7 @@ def judge_spec(resolved: ModelSpec, *, feedback: bool = False) -> ModelSpec:
     """How a judge model scores: a local model whose spec does not say scores by likelihood
     (``likelihood+feedback`` with ``feedback``: it then also writes its feedback); a spec
     that says (``generate:local:...``) and any other model are left as they are."""
-    if resolved.kind != "local" or resolved.scoring is not None:
+    if resolved.backend != "local" or resolved.scoring is not None:
         return resolved
     return with_scoring(resolved, LIKELIHOOD_FEEDBACK if feedback else LIKELIHOOD)
 

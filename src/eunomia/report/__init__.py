@@ -6,6 +6,7 @@ from eunomia.report._kind import ReportKind
 from eunomia.report._leaderboard import (
     LEADERBOARD_FILE,
     Columns,
+    FloorCell,
     LeaderboardRow,
     leaderboard_csv,
     print_leaderboard,
@@ -18,6 +19,7 @@ __all__ = [
     "LEADERBOARD_FILE",
     "CaseProgress",
     "Columns",
+    "FloorCell",
     "LeaderboardRow",
     "ReportKind",
     "leaderboard_csv",

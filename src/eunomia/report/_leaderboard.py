@@ -24,6 +24,26 @@ from eunomia.stats import Interval, pareto_front
 
 
 @dataclass(frozen=True, slots=True)
+class FloorCell:
+    """A judged score read against the floor: the target's mean beside its content-free
+    control's on the same cases, the paired difference with its 95% interval."""
+
+    control_mean: float | None
+    difference: float | None
+    low: float | None
+    high: float | None
+    no_better: bool | None
+    """The interval reaches 0 (None: too few cases to tell)."""
+
+    def text(self) -> str:
+        if self.difference is None or self.low is None or self.high is None:
+            return "too few cases"
+        said = "no better" if self.no_better else "above"
+        return (f"{self.difference:+.2f} [{self.low:+.2f}, {self.high:+.2f}] {said} "
+                f"(floor {self.control_mean:.2f})")
+
+
+@dataclass(frozen=True, slots=True)
 class LeaderboardRow:
     target: str
     cases: int
@@ -38,6 +58,11 @@ class LeaderboardRow:
     """Agreement across repeats (Fleiss' kappa for scenarios, Krippendorff's alpha for
     judged tasks); None with a single repeat."""
     pareto: bool = False
+    floor: FloorCell | None = None
+    """Judged task suites with ``eval``'s content-free control: the score against it."""
+
+
+FLOOR_COLUMN = "Beside content-free: Δ [95% CI]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +103,9 @@ def print_leaderboard(console: Console, rows: Sequence[LeaderboardRow],
                       columns: Columns) -> None:
     table = Table(title="Leaderboard (★ = on the cost/quality Pareto front)",
                   title_justify="left")
+    floors = any(r.floor is not None for r in rows)
     names = ["", columns.target, columns.score, *(["Detected"] if columns.detection else []),
+             *([FLOOR_COLUMN] if floors else []),
              "Failed", columns.cost, "Mean latency", columns.consistency]
     for i, name in enumerate(names):
         table.add_column(name, justify="left" if i < 2 else "right")
@@ -90,6 +117,7 @@ def print_leaderboard(console: Console, rows: Sequence[LeaderboardRow],
         table.add_row(
             "★" if r.pareto else "", escape(r.target), score,
             *(detected if columns.detection else []),
+            *([r.floor.text() if r.floor is not None else "-"] if floors else []),
             f"{r.failed}/{r.cases}",
             "unknown" if r.total_cost is None else f"{r.total_cost:.4f}",
             "-" if r.mean_latency_s is None else f"{r.mean_latency_s:.2f} s",
@@ -107,16 +135,27 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow], columns: Columns) -> str:
 
     ``score`` is the score % (scenarios) or the mean judge score 0-5 (task suites), with
     its 95% bootstrap interval; ``consistency`` is Fleiss' kappa or Krippendorff's alpha
-    across repeats (empty with one repeat); empty cells are unknown values.
+    across repeats (empty with one repeat); with ``eval``'s content-free control, ``floor_*``
+    its mean and the paired difference (target − control) with its interval, and
+    ``no_better_than_floor``; empty cells are unknown values.
     """
     def num(value: float | None) -> str:
         return "" if value is None else repr(float(value))
 
+    def floor(f: FloorCell | None) -> list[str]:
+        if f is None:
+            return ["", "", "", "", ""]
+        return [num(f.control_mean), num(f.difference), num(f.low), num(f.high),
+                "" if f.no_better is None else ("yes" if f.no_better else "no")]
+
+    floors = any(r.floor is not None for r in rows)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["rank", "target", "pareto_front", "score", "score_ci_low",
                      "score_ci_high", *(["detection_rate"] if columns.detection else []),
-                     "cases", "failed", "total_cost", "mean_latency_s", "consistency"])
+                     "cases", "failed", "total_cost", "mean_latency_s", "consistency",
+                     *(["floor_mean", "floor_difference", "floor_ci_low", "floor_ci_high",
+                        "no_better_than_floor"] if floors else [])])
     for position, r in enumerate(rows, start=1):
         writer.writerow([
             position, r.target, "yes" if r.pareto else "no",
@@ -124,6 +163,7 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow], columns: Columns) -> str:
             num(r.score.low if r.score else None), num(r.score.high if r.score else None),
             *([num(r.detection_rate)] if columns.detection else []),
             r.cases, r.failed, num(r.total_cost), num(r.mean_latency_s), num(r.consistency),
+            *(floor(r.floor) if floors else []),
         ])
     return out.getvalue()
 

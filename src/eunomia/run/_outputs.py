@@ -159,8 +159,12 @@ def _facts(kind: Kind[object], run: RunInfo, exported: Sequence[Exported[object]
         return exports.run_summary(run_header(kind, run, results_dir, threshold),
                                    kind.columns, headlines(kind, exported), digest)
 
+    def properties(suite: str, target: str) -> list[tuple[str, str]]:
+        return [(name, value) for e in exported if e.target == target
+                for where, name, value in e.properties if where in (None, suite)]
+
     return exports.RunFacts(run.name, len(run.targets), int(run.settings.get("repeats", 1)),
-                            outputs.pass_score, summary)
+                            outputs.pass_score, summary, properties)
 
 
 def write_outputs(store: RunStore, run: RunInfo, exported: Sequence[Exported[object]],

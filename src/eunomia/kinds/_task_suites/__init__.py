@@ -37,6 +37,8 @@ from eunomia.kinds._task_suites._cases import (
 from eunomia.kinds._task_suites._controls import (
     BAD_CONTROLS,
     CONTROLS,
+    EASY_CONTROLS,
+    FLOOR_CONTROLS,
     REFUSAL,
     Control,
     answers,
@@ -64,6 +66,8 @@ from eunomia.kinds._task_suites._suite_files import holds_suites, validate_suite
 __all__ = [
     "BAD_CONTROLS",
     "CONTROLS",
+    "EASY_CONTROLS",
+    "FLOOR_CONTROLS",
     "NOT_APPLICABLE",
     "NO_JUDGE",
     "REFUSAL",

@@ -7,6 +7,11 @@
                         judge-check's ``other``, fixed by the suite alone, whatever cases
                         are selected (so its judge calls are cached from run to run).
 ``baseline:empty``      ``""`` to every case, and to every turn of a conversation.
+``baseline:content-free`` a fluent answer that says nothing checkable (restates the request,
+                        gives generic assurances: :func:`eunomia.tasks.content_free`, a
+                        template chosen per case by a hash of its id), to every case and every
+                        turn. ``eval`` scores it beside every candidate as its content-free
+                        control (:mod:`eunomia.kinds.tasks._controls`).
 
 They make no model call and cost nothing; the judge scores their answers like any other,
 so a candidate's score can be read against what "knowing nothing" scores.
@@ -32,21 +37,24 @@ from eunomia.judge import Verdict
 from eunomia.kinds import Selection
 from eunomia.kinds._task_suites._controls import with_others
 from eunomia.models import ChatResult, ModelSpec
-from eunomia.tasks import CallRecord, Entry, TaskSuite
+from eunomia.tasks import CallRecord, Entry, TaskSuite, content_free, loaded_case
 
 REFERENCE = "reference"
 EMPTY = "empty"
+CONTENT_FREE = "content-free"
+BASELINES = (REFERENCE, EMPTY, CONTENT_FREE)
 NOT_APPLICABLE = "not applicable"
 """How the reason of a case a baseline cannot answer starts."""
 
 
 def baseline_of(spec: ModelSpec) -> str | None:
-    """The baseline a candidate spec names (``reference``, ``empty``), or None for a model."""
+    """The baseline a candidate spec names (``reference``, ``empty``, ``content-free``), or
+    None for a model."""
     if spec.backend != "baseline":
         return None
-    if spec.model not in (REFERENCE, EMPTY):
-        raise EunomiaError(f"unknown baseline {spec.spec!r}: choose baseline:{REFERENCE} or "
-                           f"baseline:{EMPTY}")
+    if spec.model not in BASELINES:
+        raise EunomiaError(f"unknown baseline {spec.spec!r}: choose "
+                           + " or ".join(f"baseline:{b}" for b in BASELINES))
     return spec.model
 
 
@@ -70,11 +78,14 @@ class BaselineAnswer:
                        attempts=0)
 
 
-def answer(spec: ModelSpec, conversation: bool, other: str | None) -> BaselineAnswer:
-    """What the baseline ``spec`` answers to a case."""
+def answer(spec: ModelSpec, entry: Entry, conversation: bool, own: str | None,
+           other: str | None) -> BaselineAnswer:
+    """What the baseline ``spec`` answers to the case ``entry`` (its reference ``own``)."""
     kind = baseline_of(spec)
     if kind == EMPTY:
         return BaselineAnswer(spec.spec, "")
+    if kind == CONTENT_FREE:
+        return BaselineAnswer(spec.spec, content_free(loaded_case(entry), own).text)
     if conversation:
         return BaselineAnswer(spec.spec, None, (
             f"{NOT_APPLICABLE}: {spec.spec} answers with another case's expected response; a "
@@ -92,18 +103,19 @@ def selected_answers(suite: TaskSuite, selection: Selection, spec: ModelSpec
     """The selected cases of ``suite`` (as ``selected_entries`` selects them) with the
     baseline's answer to each."""
     taken = 0
-    for entry, conversation, _own, other in with_others(suite):
+    for entry, conversation, own, other in with_others(suite):
         if selection.max_cases is not None and taken >= selection.max_cases:
             return
         if selection.matches(suite.name, entry[0], entry[1]):
             taken += 1
-            yield entry, answer(spec, conversation, other)
+            yield entry, answer(spec, entry, conversation, own, other)
 
 
 def baseline_note(label: str, spec: str) -> str:
     """What a reader of a baseline's results should know."""
     what = ("answers each case with another case's expected response" if spec.endswith(
-        REFERENCE) else 'answers "" to every case')
+        REFERENCE) else "answers each case with a fluent sentence that says nothing "
+        "checkable" if spec.endswith(CONTENT_FREE) else 'answers "" to every case')
     return (f"{label} is a trivial baseline ({spec}): it {what}, without asking any model; "
             "its score is what an answer that knows nothing scores with this judge. Cases it "
             f"cannot answer are unscored ({NOT_APPLICABLE}); it has no speed figures.")

@@ -7,6 +7,13 @@ the other case's reference that ``baseline:reference`` answers with, :mod:`._bas
 ``refusal``    "I cannot help with that."
 ``padded``     the expected response followed by fluent irrelevant text (verbosity bias)
 
+and the answers that look right and are wrong (issue 28; :mod:`eunomia.tasks`, each one
+documented in docs/judge-check.md), built when the case allows:
+
+``content_free``  fluent, on the task's tone, says nothing checkable (the judge's floor)
+``numbers`` ``entity`` ``negated`` ``dropped``  the reference with its facts altered
+``form``      the reference in a form the case did not ask for
+
 ``other``, ``truncated`` and ``refusal`` are the bad answers; a judge that can judge scores
 ``good`` above them. ``padded`` is neither: a judge that scores it above ``good`` rewards
 length. A case is checkable when it has an expected response and is single-turn (a
@@ -23,10 +30,23 @@ from collections.abc import Iterator, Sequence
 from typing import Literal
 
 from eunomia.kinds import Selection
-from eunomia.tasks import Entry, TaskSuite, iter_entries
+from eunomia.tasks import (
+    Built,
+    Entry,
+    TaskSuite,
+    altered_answers,
+    content_free,
+    iter_entries,
+    loaded_case,
+)
 
-Control = Literal["good", "other", "truncated", "refusal", "padded"]
-CONTROLS: tuple[Control, ...] = ("good", "other", "truncated", "refusal", "padded")
+Control = Literal["good", "other", "truncated", "refusal", "padded", "content_free", "numbers",
+                  "entity", "negated", "dropped", "form"]
+EASY_CONTROLS: tuple[Control, ...] = ("good", "other", "truncated", "refusal", "padded")
+FLOOR_CONTROLS: tuple[Control, ...] = ("content_free", "numbers", "entity", "negated",
+                                       "dropped", "form")
+"""The answers that look right and are wrong."""
+CONTROLS: tuple[Control, ...] = (*EASY_CONTROLS, *FLOOR_CONTROLS)
 BAD_CONTROLS: tuple[Control, ...] = ("other", "truncated", "refusal")
 SEPARATOR = "#"
 """Between a case's name and its control in a stored row (``sum-01#truncated``)."""
@@ -84,9 +104,12 @@ def padded(text: str) -> str:
     return "\n\n".join([text, *extra])
 
 
-def answers(own: str, other: str | None) -> dict[Control, str]:
+def answers(own: str, other: str | None, entry: Entry | None = None,
+            others: Sequence[str] = ()) -> dict[Control, str]:
     """The controlled answers of a case with reference ``own`` (``other``: another case's),
-    each control that can be built from them."""
+    each control that can be built from them; with the case's ``entry``, the answers that
+    look right and are wrong too (``others``: the suite's other references, names to
+    borrow)."""
     out: dict[Control, str] = {"good": own}
     if other is not None and other.strip() != own:
         out["other"] = other
@@ -95,6 +118,12 @@ def answers(own: str, other: str | None) -> dict[Control, str]:
         out["truncated"] = cut
     out["refusal"] = REFUSAL
     out["padded"] = padded(own)
+    if entry is not None:
+        case = loaded_case(entry)
+        out["content_free"] = content_free(case, own).text
+        for got in altered_answers(case, own, others):
+            if isinstance(got, Built):
+                out[got.kind] = got.text
     return out
 
 
@@ -152,14 +181,18 @@ def checkable(suite: TaskSuite) -> Iterator[tuple[Entry, str, str | None]]:
 def selected(suite: TaskSuite, selection: Selection
              ) -> Iterator[tuple[Entry, dict[Control, str]]]:
     """The selected checkable cases of ``suite`` with their answers (``--case`` matches a
-    case as in ``eval``; ``--max-cases`` counts checkable cases)."""
+    case as in ``eval``; ``--max-cases`` counts checkable cases). The suite's references
+    are read once first (the names an ``entity`` answer may borrow)."""
+    refs: list[str] | None = None
     taken = 0
     for entry, own, other in checkable(suite):
         if selection.max_cases is not None and taken >= selection.max_cases:
             return
         if selection.matches(suite.name, entry[0], entry[1]):
             taken += 1
-            yield entry, answers(own, other)
+            if refs is None:
+                refs = [r for _, r, _ in checkable(suite)]
+            yield entry, answers(own, other, entry, [r for r in refs if r != own])
 
 
 def unchecked(suite: TaskSuite, selection: Selection) -> int:

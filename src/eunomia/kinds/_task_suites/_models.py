@@ -39,6 +39,9 @@ class Candidate:
 
     spec: ModelSpec
     label: str
+    cases: Mapping[str, frozenset[str]] | None = None
+    """The only cases it answers, by suite (None: every selected case): ``eval``'s
+    controls answer a sample of each suite's selected cases."""
 
     @property
     def serial(self) -> bool:

@@ -3,7 +3,10 @@
 ``results/<run>/`` (with several judges, ``results/<run>/<judge>/``)
   ``judge_check.json``         per suite and over all suites: AUC (sampled and probability-
                                weighted) with 95% intervals, mean score per kind of answer,
-                               verbosity bias, self-agreement, the verdict; failures
+                               verbosity bias, self-agreement, the verdict; the answers that
+                               look right and are wrong (``looks_right_is_wrong``: per kind
+                               mean, AUC against the reference, drop; lenient, blind to
+                               errors, blind to form); failures
   ``tables/judge_check.csv``   one row per case: the judge's score of each controlled answer
                                (mean over its repeats) and the probability-weighted score
 """
@@ -130,6 +133,7 @@ def _interval(i: Interval | None) -> dict[str, float] | None:
 
 def verdict_json(v: JudgeVerdict) -> dict[str, Any]:
     return {"judge": v.judge, "suite": v.suite, "level": v.level, "trusted": v.trusted,
+            "lenient": v.lenient,
             "text": v.text, "auc": _interval(v.auc), "weighted_auc": _interval(v.weighted_auc),
             "verbosity_bias": _interval(v.verbosity)}
 
@@ -145,6 +149,16 @@ def group_json(g: GroupCheck) -> dict[str, Any]:
         "verbosity_bias": _interval(g.verbosity),
         "self_agreement": {"krippendorff_alpha": g.alpha, "icc": g.icc},
         "verdict": verdict_json(g.verdict),
+        "looks_right_is_wrong": {
+            "kinds": {k: {"answers": f.answers, "mean": _interval(f.mean),
+                          "auc_against_reference": _interval(f.auc),
+                          "drop_from_reference": None if f.drop is None else {
+                              "estimate": f.drop.mean_delta, "low": f.drop.low,
+                              "high": f.drop.high, "n": f.drop.n}}
+                      for k, f in g.floor.items()},
+            "verdicts": [{"finding": v.finding, "level": v.level, "holds": v.holds,
+                          "text": v.text, "evidence": v.evidence}
+                         for v in g.floor_verdicts]},
     }
 
 

@@ -33,10 +33,12 @@ class StoredVerdict(BaseModel):
     auc: float | None = None
     auc_low: float | None = None
     auc_high: float | None = None
+    lenient: bool = False
+    """It gives an answer that says nothing 2 or more of 5: never trusted then."""
 
     @property
     def trusted(self) -> bool:
-        return self.level not in UNTRUSTED
+        return self.level not in UNTRUSTED and not self.lenient
 
     def line(self) -> str:
         where = "all suites" if self.suite is None else self.suite
@@ -46,6 +48,8 @@ class StoredVerdict(BaseModel):
         """The verdict in a few words, with the AUC (the report's card, the CSV)."""
         auc = "" if self.auc is None else (
             f" (AUC {self.auc:.2f}, 95% CI {self.auc_low or 0:.2f}-{self.auc_high or 0:.2f})")
+        if self.lenient and self.level in ("good", "weak"):
+            return "lenient: an answer that says nothing scores 2 or more" + auc
         return {"good": "can judge", "weak": "judges only weakly",
                 "cannot_tell": "cannot tell good from bad: its scores are not evidence",
                 "unknown": "too few scored answers to tell"}[self.level] + auc

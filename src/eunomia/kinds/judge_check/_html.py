@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from eunomia.judge import KIND_WORDS
 from eunomia.kinds import READ_ERRORS
 from eunomia.kinds.judge_check._summary import JudgeCheckSummary
 from eunomia.report.html import CostBook, GroupReport, Metric, generic_group, targets_of
@@ -42,6 +43,11 @@ def report_groups(summary_of: Callable[[str], JudgeCheckSummary], run: RunInfo,
                   if m is not None),
                 Metric("Verbosity bias (padded - good)",
                        check.verbosity.estimate if check.verbosity else None),
+                *(Metric(f"AUC vs {KIND_WORDS.get(k, k)}", f.auc.estimate)
+                  for k, f in check.floor.items() if f.auc is not None),
+                *(Metric(f"Finding: {v.finding}", None, "text",
+                         v.text + (f"; {v.evidence}" if v.evidence else ""))
+                  for v in check.floor_verdicts),
                 *group.metrics,
             ]
             notes.append(v.line())

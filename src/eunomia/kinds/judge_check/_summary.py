@@ -1,14 +1,29 @@
 """What a judge check found: per suite and over all suites, how well the judge tells the good
 answer from the bad ones (AUC with a bootstrap interval over cases), its mean score per kind
-of answer, its verbosity bias, its self-agreement, and the verdict in words."""
+of answer, its verbosity bias, its self-agreement, and the verdict in words; and what it
+gives the answers that look right and are wrong (the content-free answer: its floor; the
+fact-altered references; the form ignored): per kind the mean and the AUC of the reference
+against it, and whether it is lenient, blind to errors or blind to form
+(:mod:`eunomia.judge`'s floor statistics)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from eunomia.kinds._task_suites import BAD_CONTROLS, CONTROLS
+from eunomia.judge import (
+    CONTENT_FREE,
+    GOOD,
+    FloorVerdict,
+    KindFigures,
+    blind_verdict,
+    form_verdict,
+    kind_figures,
+    lenient_verdict,
+)
+from eunomia.kinds._task_suites import BAD_CONTROLS, CONTROLS, FLOOR_CONTROLS
 from eunomia.stats import (
     Interval,
     auc,
@@ -62,11 +77,15 @@ class JudgeVerdict:
     auc: Interval | None
     weighted_auc: Interval | None = None
     verbosity: Interval | None = None
+    lenient: bool = False
+    """It gives an answer that says nothing 2 or more of 5 (its low scores are not
+    evidence): never called trustworthy then."""
 
     @property
     def trusted(self) -> bool:
-        """Whether the judge's scores carry evidence here (its AUC interval is above 0.5)."""
-        return self.level in ("good", "weak")
+        """Whether the judge's scores carry evidence here: its AUC interval is above 0.5 and
+        it is not lenient."""
+        return self.level in ("good", "weak") and not self.lenient
 
     def line(self) -> str:
         where = "all suites" if self.suite is None else self.suite
@@ -96,6 +115,10 @@ class GroupCheck:
     verdict: JudgeVerdict
     weighted_answers: int = 0
     """Answers with a probability-weighted score (the weighted AUC is over these)."""
+    floor: dict[str, KindFigures] = field(default_factory=dict)
+    """The reference and each answer that looks right and is wrong: mean, AUC, drop."""
+    floor_verdicts: list[FloorVerdict] = field(default_factory=list)
+    """Lenient, blind to errors, blind to form (in that order)."""
 
 
 def _interval_text(i: Interval) -> str:
@@ -181,6 +204,13 @@ def group_check(judge: str, suite: str | None, cases: Sequence[CaseAnswers],
         full = [[float(s) for s in a.repeats if s is not None] for a in answers
                 if a.repeats and all(s is not None for s in a.repeats)]
         agreement = icc(full) if full else None
+    scores = [{k: a.score for k, a in c.answers.items()} for c in cases]
+    floor = kind_figures(scores, [GOOD, *FLOOR_CONTROLS])
+    where = "these suites" if suite is None else "this suite"
+    floor_verdicts = [lenient_verdict(floor.get(CONTENT_FREE), where),
+                      blind_verdict(scores, floor), form_verdict(scores, floor)]
+    verdict = with_floor(judge_verdict(judge, suite, sampled, weighted, verbosity),
+                         floor_verdicts)
     return GroupCheck(
         suite=suite, cases=len(cases), answers=len(answers),
         scored=sum(a.status == "scored" for a in answers),
@@ -188,8 +218,21 @@ def group_check(judge: str, suite: str | None, cases: Sequence[CaseAnswers],
         failed=sum(a.status not in ("scored", "unscored") for a in answers),
         auc=sampled, weighted_auc=weighted, auc_by_control=by_control, means=means,
         weighted_means=weighted_means, verbosity=verbosity, alpha=alpha, icc=agreement,
-        verdict=judge_verdict(judge, suite, sampled, weighted, verbosity),
-        weighted_answers=with_weights)
+        verdict=verdict, weighted_answers=with_weights, floor=floor,
+        floor_verdicts=floor_verdicts)
+
+
+def with_floor(verdict: JudgeVerdict, found: Sequence[FloorVerdict]) -> JudgeVerdict:
+    """``verdict`` with what the answers that look right and are wrong found, when it holds
+    (lenient; blind to errors or to form): a lenient judge is not trusted."""
+    said = [f"{f.text}: {f.evidence}" if f.evidence else f.text
+            for f in found if f.level in ("yes", "weakly")]
+    if not said:
+        return verdict
+    lenient = any(f.finding == "lenient" and f.holds for f in found)
+    joint = "; but " if verdict.level in ("good", "weak") else "; and "
+    return dataclasses.replace(verdict, text=verdict.text + joint + "; ".join(said),
+                               lenient=lenient)
 
 
 @dataclass(slots=True)

@@ -8,7 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from eunomia.kinds._task_suites import CONTROLS
+from eunomia.judge import KIND_WORDS
+from eunomia.kinds._task_suites import EASY_CONTROLS, FLOOR_CONTROLS
 from eunomia.kinds.judge_check._summary import GroupCheck, JudgeCheckSummary, JudgeVerdict
 from eunomia.report import LeaderboardRow
 from eunomia.stats import Interval
@@ -33,8 +34,38 @@ def _group_row(g: GroupCheck) -> list[str]:
     return [escape(g.suite or "all suites"), str(g.cases),
             f"{g.scored}/{g.answers}", _ci(g.auc), _ci(g.weighted_auc),
             *(_opt(m.estimate) if (m := g.means.get(k)) is not None else "-"
-              for k in CONTROLS),
+              for k in EASY_CONTROLS),
             _ci(g.verbosity, sign="+")]
+
+
+def _floor_cell(g: GroupCheck, kind: str) -> str:
+    f = g.floor.get(kind)
+    if f is None or f.mean is None:
+        return "-"
+    return f"{f.mean.estimate:.2f}" + ("" if f.auc is None else f" / {f.auc.estimate:.2f}")
+
+
+def _print_floor(console: Console, s: JudgeCheckSummary) -> None:
+    """The answers that look right and are wrong: per kind its mean and the reference's AUC
+    against it; then each finding (lenient, blind to errors, to form) in words."""
+    groups = [*s.suites, *([s.overall] if s.overall is not None else [])]
+    if not any(g.floor for g in groups):
+        return
+    table = Table(title="Answers that look right and are wrong: mean score / AUC of the "
+                        "reference against them (0.5: a coin)", title_justify="left")
+    table.add_column("Suite")
+    for k in ("good", *FLOOR_CONTROLS):
+        table.add_column(KIND_WORDS.get(k, k), justify="right")
+    for g in groups:
+        table.add_row(escape(g.suite or "all suites"),
+                      *(_floor_cell(g, k) for k in ("good", *FLOOR_CONTROLS)),
+                      style="bold" if g.suite is None else None)
+    console.print(table)
+    head = s.headline
+    for v in head.floor_verdicts if head is not None else ():
+        style = "bold red" if v.level == "yes" else "yellow" if v.level == "weakly" else ""
+        text = escape(f"{s.judge}: {v.text}" + (f"; {v.evidence}" if v.evidence else ""))
+        console.print(f"[{style}]{text}[/]" if style else text, soft_wrap=True)
 
 
 def print_verdicts(console: Console, verdicts: Sequence[JudgeVerdict]) -> None:
@@ -58,6 +89,7 @@ def print_judge_check(console: Console, s: JudgeCheckSummary | None, folder: str
     if s.overall is not None:
         table.add_row(*_group_row(s.overall), style="bold")
     console.print(table)
+    _print_floor(console, s)
     head = s.headline
     if head is not None and s.judge_repeats > 1:
         console.print(f"Self-agreement over {s.judge_repeats} scorings: Krippendorff alpha "

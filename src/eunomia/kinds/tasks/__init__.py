@@ -7,6 +7,19 @@ it shares with the other kinds over task suites (model calls, rubrics, candidate
 baselines) is :mod:`eunomia.kinds._task_suites`.
 """
 
+from eunomia.kinds.tasks._controls import (
+    CONTROL_WORDS,
+    CONTROLS_SETTING,
+    CONTROLS_SUFFIX,
+    Floor,
+    FloorLine,
+    StoredControls,
+    control_candidates,
+    parse_controls,
+    parse_sample,
+    read_floor,
+    stored_controls,
+)
 from eunomia.kinds.tasks._files import export_tasks, stored_record, stored_summary, task_records
 from eunomia.kinds.tasks._kind import TASKS, TaskKind
 from eunomia.kinds.tasks._plan import TaskPlan
@@ -20,11 +33,17 @@ from eunomia.kinds.tasks._work import TaskJob, case_row, checks_verdict
 KIND = TASKS
 
 __all__ = [
+    "CONTROLS_SETTING",
+    "CONTROLS_SUFFIX",
+    "CONTROL_WORDS",
     "KIND",
+    "Floor",
+    "FloorLine",
     "GroupStat",
     "RepeatConsistency",
     "RepeatStat",
     "SpeedRow",
+    "StoredControls",
     "SummaryBuilder",
     "TaskJob",
     "TaskKind",
@@ -33,8 +52,13 @@ __all__ = [
     "case_row",
     "check_pass_score",
     "checks_verdict",
+    "control_candidates",
     "export_tasks",
+    "parse_controls",
+    "parse_sample",
     "print_tasks_summary",
+    "read_floor",
+    "stored_controls",
     "stored_record",
     "stored_summary",
     "suite_yaml",

@@ -8,6 +8,8 @@
                                    and difficulty-weighted mean score with 95% bootstrap CIs
   ``tables/judge_agreement.csv``   judge self-agreement (alpha, ICC) and judge–human (QWK, MAD)
   ``tables/judge_check_verdicts.csv`` with ``eval --judge-check``: the check's verdicts
+  ``tables/floor.csv``             the candidate beside the controls (``--controls``): means,
+                                   paired difference with its 95% CI, "no better than"
   ``tables/repeat_consistency.csv`` with ``--repeat``: each case's scores across repeats
   ``tables/inference_speed.csv``   latency, time to first token, words, words/s, adherence
   ``inference_speed.svg``          latency against output length, with the fitted line
@@ -57,6 +59,15 @@ from eunomia.kinds.judge_check import (
     check_messages,
     stored_check,
     verdict_rows,
+)
+from eunomia.kinds.tasks._controls import (
+    FLOOR_COLUMNS,
+    WORDS,
+    floor_json,
+    floor_messages,
+    floor_properties,
+    floor_rows,
+    read_floor,
 )
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures
 from eunomia.kinds.tasks._reorder import Parked
@@ -154,17 +165,23 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
                                          base / "tasks" / f"{suite.name}.yaml"))
         sink.failures.close()
     summary = builder.finish()
+    summary.floor = floor = read_floor(store, run, candidate, target)
+    floor_notes, floor_warnings = floor_messages(floor)
     baseline = baseline_spec(run, candidate)
     check = stored_check(run)
     check_notes, check_warnings = check_messages(check)
-    warnings = check_warnings + run_warnings(summary, baseline)
+    warnings = floor_warnings + check_warnings + run_warnings(summary, baseline)
     out = Exported(candidate, base, summary, failed=summary.failed + summary.invalid,
-                   warnings=warnings, notes=check_notes)
+                   warnings=warnings, notes=floor_notes + check_notes)
     if baseline is not None:
         out.notes.append(baseline_note(candidate, baseline))
     weighted = prob_text(summary)
     if weighted is not None:
         out.figures.append((PROB_LABEL, weighted))
+    out.properties += floor_properties(floor)
+    for f in floor.lines if floor is not None else ():
+        if f.suite is None:
+            out.figures.append((f"Beside {WORDS[f.control]}", f.line()))
     out.files += yaml_files
     out.files.append(tables / "cases.csv")
     out.files.append(write_csv_dicts(tables / "summary.csv", SUMMARY_COLUMNS,
@@ -175,6 +192,9 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
     if check is not None:
         out.files.append(write_csv_dicts(tables / "judge_check_verdicts.csv", VERDICT_COLUMNS,
                                          verdict_rows(check)))
+    if floor is not None:
+        out.files.append(write_csv_dicts(tables / "floor.csv", FLOOR_COLUMNS,
+                                         floor_rows(floor)))
     rc = summary.repeat_consistency
     if rc is not None:
         with CsvOutput(tables / "repeat_consistency.csv", REPEAT_COLUMNS) as table:
@@ -193,7 +213,8 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
     out.files.append(write_json_streaming(
         base / "tasks_results.json", {**summary_json(summary, run, streamed=True,
                                                      warnings=warnings),
-                                      "judge_check": check_json(check)},
+                                      "judge_check": check_json(check),
+                                      "controls": floor_json(floor)},
         (repeat_case_json(c) for c in rc.cases) if rc is not None else None))
     out.files.append(base / "failures.json")
     return out
@@ -301,7 +322,9 @@ def stored_summary(store: RunStore, run: RunInfo, candidate: str,
         metas = {entry[0]: entry_metas.of(entry) for entry in iter_entries(read_suite(store, info))}
         for row in store.iter_cases(run, info.name, target):
             builder.add(stored_record(store, info.name, row, metas.get(row.case_name)))
-    return builder.finish()
+    summary = builder.finish()
+    summary.floor = read_floor(store, run, candidate, target)
+    return summary
 
 
 def _park(builder: SummaryBuilder, parked: Parked[_Key], targets: dict[str, str],

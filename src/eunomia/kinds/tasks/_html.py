@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from eunomia.errors import EunomiaError
 from eunomia.kinds.judge_check import StoredCheck, stored_check
+from eunomia.kinds.tasks._controls import WORDS, read_floor
 from eunomia.kinds.tasks._files import baseline_spec, stored_summary
 from eunomia.kinds.tasks._tables import PROB_LABEL, prob_text
 from eunomia.kinds.tasks._warnings import run_warnings
@@ -27,6 +28,8 @@ def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequenc
     check = stored_check(run)
     if check is not None:
         _add_verdict(check, suite.name, groups)
+    for g in groups:
+        _add_floor(store, run, suite.name, g)
     if suites and suites[0].name == suite.name:
         if check is not None:
             overall = next((v for v in check.verdicts if v.suite is None), None)
@@ -46,6 +49,26 @@ def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequenc
             except (EunomiaError, KeyError, TypeError, ValueError, ValidationError):
                 notes.append("the stored suites cannot be read; no warnings checked")
     return groups
+
+
+def _add_floor(store: RunStore, run: RunInfo, suite: str, group: GroupReport) -> None:
+    """The candidate beside each control on ``suite``, as a card after its mean score; a
+    warning when it is no better."""
+    floor = read_floor(store, run, group.target,
+                       group.target if len(run.targets) > 1 else None)
+    if floor is None:
+        return
+    # after the mean score, and after the judge check's verdict beside it
+    at = max((i + 1 for i, m in enumerate(group.metrics)
+              if m.label in ("Judge check", "Mean score")), default=len(group.metrics))
+    for f in reversed(floor.on_suite(suite)):
+        group.metrics.insert(at, Metric(f"Beside {WORDS[f.control]}", None, "text",
+                                        f.short()))
+        if f.no_better:
+            group.warnings.append(f.line())
+    if floor.verdict is not None and floor.verdict.holds:
+        group.warnings.append(f"the judge's floor: {floor.verdict.text}; "
+                              f"{floor.verdict.evidence}")
 
 
 def _add_verdict(check: StoredCheck, suite: str, groups: Sequence[GroupReport]) -> None:

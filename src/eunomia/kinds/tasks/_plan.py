@@ -110,7 +110,7 @@ class TaskPlan(SuitePlan[TaskJob, CaseResult, TasksSummary]):
         if cand.baseline:  # answers each case itself: nothing to open
             yield TaskTargetRun(name, self.suites, None, judge_caller, judging,
                                 cand.spec.settings, self.prices, concurrency,
-                                baseline=cand.spec)
+                                baseline=cand.spec, only=cand.cases)
             return
         shared = judge if judge is not None and judge.spec.spec == cand.spec.spec else None
         async with AsyncExitStack() as stack:
@@ -130,7 +130,7 @@ class TaskPlan(SuitePlan[TaskJob, CaseResult, TasksSummary]):
                 concurrency = ctx.executor.in_flight(concurrency)
             caller = model_caller(ctx, provider, cand.spec, "candidate", limiter, submit)
             yield TaskTargetRun(name, self.suites, caller, judge_caller, judging,
-                                cand.spec.settings, self.prices, concurrency)
+                                cand.spec.settings, self.prices, concurrency, only=cand.cases)
 
 
 @dataclass(slots=True)

@@ -28,6 +28,7 @@ import numpy as np
 
 from eunomia import defaults
 from eunomia.judge import SCORES
+from eunomia.kinds.tasks._controls import Floor
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures
 from eunomia.kinds.tasks._summary_rows import (
     RepeatConsistency,
@@ -138,6 +139,8 @@ class TasksSummary:
     """Distinct candidate answers, counted up to 2 (enough to tell "all the same")."""
     failure_reasons: Counter[str] = field(default_factory=Counter)
     """The reasons of the cases that failed, up to :data:`FAILURES_KEPT` distinct ones."""
+    floor: Floor | None = None
+    """The candidate beside the eval's controls (read from the store when exported)."""
     prob_mean: Interval | None = None
     """Mean probability-weighted (G-Eval) judge score over the cases that have one
     (``CaseResult.prob_score``), with its 95% interval; None when none has."""

@@ -11,7 +11,7 @@ from rich.table import Table
 from eunomia.judge import judge_trust
 from eunomia.kinds.tasks._summary import GroupStat, TasksSummary
 from eunomia.kinds.tasks._tables import prob_text
-from eunomia.report import LeaderboardRow
+from eunomia.report import FloorCell, LeaderboardRow
 from eunomia.stats import Interval
 from eunomia.tasks import categories
 
@@ -72,9 +72,11 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
         style = "bold red" if name in ("Failed", "Unscored") and value != "0" else None
         metrics.add_row(name, value, style=style)
     console.print(metrics)
+    _print_floor(console, s)
     trust = judge_trust(s.judge)
     if trust:
         console.print(f"How far this judge can be trusted: {escape(trust)}", soft_wrap=True)
+
     titles = {k.title for k in categories()}
     for grouping in _SHOWN_GROUPINGS:
         groups = [g for g in s.groups if g.grouping == grouping]
@@ -159,14 +161,41 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
     console.print(f"Results: {escape(folder)}")
 
 
+def _print_floor(console: Console, s: TasksSummary) -> None:
+    """The candidate beside each control: means, the paired difference and the verdict."""
+    if s.floor is None or not s.floor.lines:
+        return
+    table = Table(title=f"Beside the controls (judged by {escape(s.floor.link.judge)}, run "
+                        f"{escape(s.floor.link.run)})", title_justify="left")
+    for col in ("Control", "Suite", "Cases", "Candidate", "Control mean",
+                "Difference [95% CI]", "Verdict"):
+        table.add_column(col, justify="left" if col in ("Control", "Suite", "Verdict")
+                         else "right")
+    for f in s.floor.lines:
+        c, d = f.comparison, f.comparison.delta
+        verdict = "too few cases" if c.no_better is None else (
+            "no better than it" if c.no_better else "above it")
+        table.add_row(f.control, escape(f.suite or "all"), str(c.cases),
+                      _opt(c.candidate_mean, "{:.2f}"), _opt(c.control_mean, "{:.2f}"),
+                      "-" if d is None else
+                      f"{d.mean_delta:+.2f} [{d.low:+.2f}, {d.high:+.2f}]", verdict,
+                      style="bold red" if f.no_better else None)
+    console.print(table)
+
+
 def task_row(target: str, s: TasksSummary) -> LeaderboardRow:
     """One candidate model's leaderboard row: its mean judge score (0-5, bootstrap interval
     over cases), its own calls' cost (not the judge's), mean latency, and Krippendorff's
     alpha across ``--repeat`` runs."""
     rc = s.repeat_consistency
+    line = s.floor.overall() if s.floor is not None else None
+    c = line.comparison if line is not None else None
+    floor = None if c is None else FloorCell(
+        c.control_mean, c.delta.mean_delta if c.delta else None,
+        c.delta.low if c.delta else None, c.delta.high if c.delta else None, c.no_better)
     return LeaderboardRow(
         target=target, cases=s.total, failed=s.total - s.scored,
         score=s.overall.mean if s.overall is not None else None, detection_rate=None,
         total_cost=s.candidate_cost, mean_latency_s=s.latency_mean_s,
-        consistency=rc.alpha if rc is not None else None,
+        consistency=rc.alpha if rc is not None else None, floor=floor,
     )

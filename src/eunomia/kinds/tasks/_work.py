@@ -5,7 +5,7 @@ case is turned into its store row. A trivial baseline (``baseline:reference``,
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from eunomia.errors import EunomiaError
@@ -83,11 +83,13 @@ class TaskTargetRun(SuiteTargetRun[TaskJob, CaseResult]):
     def __init__(self, name: str, suites: Sequence[TaskSuite], candidate: ModelCaller | None,
                  judge_caller: ModelCaller | None, judge: Judge | None,
                  settings: GenerationSettings, prices: PriceTable, concurrency: int,
-                 baseline: ModelSpec | None = None) -> None:
+                 baseline: ModelSpec | None = None,
+                 only: Mapping[str, frozenset[str]] | None = None) -> None:
         """``baseline``: the spec of the trivial baseline that answers (``candidate`` is
-        then None)."""
+        then None); ``only``: the only cases to run, by suite (a control's sample)."""
         super().__init__(name, suites, prices, concurrency)
         self.baseline = baseline
+        self.only = only
         self.candidate = candidate
         self.judge_caller = judge_caller
         self.judge = judge
@@ -99,27 +101,31 @@ class TaskTargetRun(SuiteTargetRun[TaskJob, CaseResult]):
                    self._count(selection, repeats, done),
                    invalid_cases(self.suites, self.name, selection, repeats, done))
 
+    def _wanted(self, suite: str, case: str, repeat: int, done: DoneKeys) -> bool:
+        only = self.only.get(suite, frozenset()) if self.only is not None else None
+        return (suite, self.name, case, repeat) not in done and (only is None or case in only)
+
     def _jobs(self, selection: Selection, repeats: int, done: DoneKeys) -> Iterator[TaskJob]:
         """The cases to run, built one at a time as the workers take them (never all at once)."""
         for r in range(repeats):
             for suite in self.suites:
                 if self.baseline is not None:
                     for entry, answer in selected_answers(suite, selection, self.baseline):
-                        if (suite.name, self.name, entry[0], r) not in done:
+                        if self._wanted(suite.name, entry[0], r, done):
                             yield TaskJob(suite, loaded_case(entry), r, answer)
                     continue
                 for entry in selected_entries(suite, selection):
-                    if (suite.name, self.name, entry[0], r) not in done:
+                    if self._wanted(suite.name, entry[0], r, done):
                         yield TaskJob(suite, loaded_case(entry), r)
 
     def _count(self, selection: Selection, repeats: int, done: DoneKeys) -> int:
         """How many jobs :meth:`_jobs` yields, without building them."""
         if not done and not selection.patterns and selection.max_cases is None \
-                and all(s.case_count is not None for s in self.suites):
+                and self.only is None and all(s.case_count is not None for s in self.suites):
             return repeats * sum(s.case_count or 0 for s in self.suites)
         return sum(1 for r in range(repeats) for s in self.suites
                    for e in selected_entries(s, selection)
-                   if (s.name, self.name, e[0], r) not in done)
+                   if self._wanted(s.name, e[0], r, done))
 
     async def work(self, job: TaskJob) -> Finished[CaseResult]:
         category = category_named(job.case.kind)
