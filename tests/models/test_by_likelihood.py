@@ -151,7 +151,7 @@ def test_the_spec_says_how_a_local_model_scores(monkeypatch: pytest.MonkeyPatch)
     plain = resolve_spec("local:qwen2.5-coder-1.5b")
     assert plain.scoring is None and plain.spec == "local:qwen2.5-coder-1.5b"
     fast = resolve_spec("likelihood:local:qwen2.5-coder-1.5b")
-    assert fast.scoring == "likelihood" and fast.kind == "local"
+    assert fast.scoring == "likelihood" and fast.backend == "local"
     assert fast.spec == "likelihood:local:qwen2.5-coder-1.5b"  # its own cache keys
     assert resolve_spec("likelihood+feedback:local").spec == \
         "likelihood+feedback:local:qwen2.5-coder-0.5b"

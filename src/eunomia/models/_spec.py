@@ -120,7 +120,7 @@ def with_scoring(resolved: ModelSpec, scoring: Scoring) -> ModelSpec:
         raise EunomiaError(f"model spec {scoring}:{resolved.spec} names two ways of scoring")
     if scoring == GENERATE:
         return dataclasses.replace(resolved, scoring=GENERATE)
-    if resolved.kind != "local":
+    if resolved.backend != "local":
         raise EunomiaError(
             f"invalid model spec {scoring}:{resolved.spec}: choosing an answer by likelihood "
             "needs the model's probabilities of its own prompt, which only the local models "
@@ -133,7 +133,7 @@ def judge_spec(resolved: ModelSpec, *, feedback: bool = False) -> ModelSpec:
     """How a judge model scores: a local model whose spec does not say scores by likelihood
     (``likelihood+feedback`` with ``feedback``: it then also writes its feedback); a spec
     that says (``generate:local:...``) and any other model are left as they are."""
-    if resolved.kind != "local" or resolved.scoring is not None:
+    if resolved.backend != "local" or resolved.scoring is not None:
         return resolved
     return with_scoring(resolved, LIKELIHOOD_FEEDBACK if feedback else LIKELIHOOD)
 
