@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 import typer.main
 from tests.ci.conftest import ScenarioRuns, read_jsonl
+from typer.testing import CliRunner
 
 from eunomia.cli._app import app
+from eunomia.cli._options import RUN_WORDS, output_options, run_options
 from eunomia.cli._store_cmds import ExportFormat
 from eunomia.exports import FORMATS, Format, RecordSink, RunFacts, TextSink, formats_table
 from eunomia.exports import ResultRecord as Record
-from eunomia.run import CiOutputs, ci_outputs, export_format, write_outputs
+from eunomia.run import CiOutputs, RunRequest, ci_outputs, export_format, write_outputs
 from eunomia.store import RunStore
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "ci.md"
@@ -60,6 +62,57 @@ class _Names:
 
 def _names(out: TextSink, facts: RunFacts) -> RecordSink:
     return _Names(out, facts)
+
+
+def _write_names(out: TextSink, comparison: object, report: str | None) -> None:
+    out.write("compared\n")
+
+
+def test_a_format_added_to_the_registry_is_an_option_of_the_commands(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CI options are the registry's: a format with an option is one on every evaluating
+    command (on ``compare`` with a comparison writer), handed over as the run's output
+    files; a format without one is ``export --format``'s alone."""
+    monkeypatch.setitem(FORMATS, "names", Format("names", "--case-names", "names.txt",
+                                                 "the names of the cases", _names,
+                                                 comparison=_write_names,
+                                                 comparison_about="the word compared"))
+    monkeypatch.setitem(FORMATS, "quiet", Format("quiet", None, "quiet.txt", "nothing", _names))
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    seen: list[object] = []
+    commands = typer.Typer()
+
+    @commands.command()
+    @run_options(RUN_WORDS)
+    def evaluate(*, run: RunRequest) -> None:
+        seen.append(run)
+
+    @commands.command()
+    @output_options()
+    def compared(*, outputs: dict[str, Path]) -> None:
+        seen.append(outputs)
+
+    runner = CliRunner()
+    names, junit = tmp_path / "n.txt", tmp_path / "j.xml"
+    result = runner.invoke(commands, ["evaluate", "--case-names", str(names),
+                                      "--junit", str(junit)])
+    assert result.exit_code == 0, result.output
+    run = seen.pop()
+    assert isinstance(run, RunRequest)
+    assert run.output_files == {"case_names": names, "junit": junit}
+    assert run.outputs() == CiOutputs(files={"names": names, "junit": junit})
+    result = runner.invoke(commands, ["compared", "--case-names", str(names)])
+    assert result.exit_code == 0, result.output
+    assert seen.pop() == {"case_names": names}
+    evaluate_help = runner.invoke(commands, ["evaluate", "--help"]).output
+    assert "the names of the cases" in evaluate_help and "Passing: fully correct" in evaluate_help
+    assert "the word compared" in runner.invoke(commands, ["compared", "--help"]).output
+    for command in ("evaluate", "compared"):
+        result = runner.invoke(commands, [command, "--quiet", str(tmp_path / "q.txt")])
+        assert result.exit_code == 2 and "No such option" in result.output, command
+    # compare offers only what it writes: --jsonl has no comparison writer
+    result = runner.invoke(commands, ["compared", "--jsonl", str(tmp_path / "c.jsonl")])
+    assert result.exit_code == 2
 
 
 def test_a_format_added_to_the_registry_is_written_with_nothing_else_changed(

@@ -9,7 +9,9 @@ from rich.markup import escape
 
 from eunomia import defaults
 from eunomia.cli._common import console
+from eunomia.cli._options import output_options
 from eunomia.errors import EunomiaError
+from eunomia.exports import FORMATS
 
 if TYPE_CHECKING:
     from eunomia.store import RunStore
@@ -32,6 +34,7 @@ def _write_json(path: Path, data: object) -> None:
     write_text_atomic(path, text)
 
 
+@output_options()
 def compare(
     run_a: Annotated[str, typer.Argument(help="The baseline run.")],
     run_b: Annotated[str, typer.Argument(help="The run compared with it.")],
@@ -60,14 +63,8 @@ def compare(
     json_file: Annotated[Path | None, typer.Option(
         "--json", help="Also write the whole comparison as JSON to this file ('-': standard "
                        "output, instead of the tables).")] = None,
-    junit: Annotated[Path | None, typer.Option(
-        help="Also write JUnit XML here: a test case per compared case (failed when it "
-             "regressed or newly failed) and one for the verdict.", show_default=False)
-    ] = None,
-    summary_md: Annotated[Path | None, typer.Option(
-        help="Also write a Markdown summary here: the verdict, the deltas with their "
-             "intervals, the cases that got worse (appended to $GITHUB_STEP_SUMMARY too when "
-             "that is set).", show_default=False)] = None,
+    *,
+    outputs: dict[str, Path],
 ) -> None:
     """Compare run B with run A (the baseline) case by case: paired tests and a verdict.
 
@@ -83,11 +80,12 @@ def compare(
     from eunomia.run import ci_outputs, write_comparison_outputs
     from eunomia.viewer import compare_stored
 
-    outputs = ci_outputs(junit=junit, summary_md=summary_md)
+    files = ci_outputs(pass_score=None, **outputs)
     if json_file is not None and str(json_file) != "-":
-        for option, path in (("--junit", junit), ("--summary-md", summary_md)):
-            if path is not None and path.absolute() == json_file.absolute():
-                raise EunomiaError(f"--json and {option} name the same file {path}")
+        for name, path in files.files.items():
+            if path.absolute() == json_file.absolute():
+                raise EunomiaError(f"--json and {FORMATS[name].option} name the same file "
+                                   f"{path}")
     path_a = store or results / defaults.STORE_FILE
     db_a = _store_at(path_a)
     try:
@@ -109,7 +107,7 @@ def compare(
     if json_file is not None:
         _write_json(json_file, comparison_to_json(comparison))
     report = results / run_a / f"compare_{run_b}.html"
-    for path in write_comparison_outputs(comparison, outputs, report):
+    for path in write_comparison_outputs(comparison, files, report):
         if not to_stdout:
             console().print(f"Written: {escape(str(path))}", soft_wrap=True)
     if fail_on_regression and comparison.verdict.regression:

@@ -7,13 +7,13 @@ import typer
 
 from eunomia import defaults
 from eunomia.cli._common import console, finish
-from eunomia.cli._options import CHECK_WORDS, CI_AND_SCALE, run_options
+from eunomia.cli._options import CHECK_WORDS, SCALE, run_options
 
 if TYPE_CHECKING:
     from eunomia.run import RunRequest
 
 
-@run_options(CHECK_WORDS, without=CI_AND_SCALE)
+@run_options(CHECK_WORDS, without=SCALE, outputs=False)
 def judge_check(
     paths: Annotated[list[Path] | None, typer.Argument(
         help="Task suite YAML files, or folders of them.", show_default=False)] = None,

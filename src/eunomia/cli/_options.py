@@ -2,7 +2,10 @@
 
 ``@run_options(...)`` adds them to a command's signature (what typer reads) and hands the
 command one :class:`eunomia.run.RunRequest` parameter, ``run``, with them all (and which
-were given on the command line: a matrix file does not replace those). Each command's words
+were given on the command line: a matrix file does not replace those). The CI outputs'
+options (``--junit FILE``...) are the output formats' that declare one
+(``eunomia.exports.FORMATS``); ``@output_options()`` gives ``compare`` those it writes. Each
+command's words
 (``target``/``model``/``judge``, ``scenario``/``suite``) fill the help texts; a command
 without an option names it in ``without``.
 
@@ -20,6 +23,7 @@ from typing import Annotated, Any, NamedTuple, TypeVar
 import typer
 
 from eunomia import defaults
+from eunomia.exports import option_formats  # the registry alone: no writer is loaded
 
 F = TypeVar("F", bound=Callable[..., None])
 
@@ -37,17 +41,16 @@ class Words(NamedTuple):
     run: str = "run"
     """What ``--resume`` continues."""
     passes: str = ""
-    """When a JUnit test case fails."""
+    """When a case passes, ending the help of the CI outputs' options."""
     retried: str = "connection errors, timeouts, 429, 502-504"
     slow: str = ""
     """Beside ``--concurrency``: who answers one at a time."""
 
 
 RUN_WORDS = Words("target", "target", "scenario", "case or scenario/case",
-                  passes="failed when the case is not fully correct, an error when it failed")
+                  passes=" Passing: fully correct.")
 EVAL_WORDS = Words("model", "models", "suite", "case, suite/case or category/case",
-                   passes="failed when its score is below --pass-score, an error when it "
-                          "failed, skipped when the judge could not score it",
+                   passes=" Passing: a mean judge score of at least --pass-score.",
                    retried="connection errors, timeouts, 429, 502-504, an unusable judge "
                            "answer", slow=" (1 with a local model)")
 CHECK_WORDS = Words("judge", "judges", "suite", "case, suite/case or category/case",
@@ -105,21 +108,20 @@ def _shared(w: Words) -> dict[str, tuple[Any, Any]]:
         "ray_address": (Annotated[str | None, typer.Option(
             help="Address of the Ray cluster for --executor ray (default: start a local "
                  "one, or RAY_ADDRESS).")], None),
-        "junit": (Annotated[Path | None, typer.Option(
-            help=f"Also write JUnit XML here: a test case per case, repeat and {w.system}, "
-                 f"{w.passes}.", show_default=False)], None),
-        "summary_md": (Annotated[Path | None, typer.Option(
-            help="Also write a Markdown summary here (appended to $GITHUB_STEP_SUMMARY too "
-                 "when that is set).", show_default=False)], None),
-        "jsonl": (Annotated[Path | None, typer.Option(
-            help=f"Also write JSON Lines here: one object per case, repeat and {w.system} "
-                 "(docs/ci.md).", show_default=False)], None),
     }
 
 
-CI_AND_SCALE = ("repeat", "retry_500", "cache", "executor", "ray_address", "junit",
-                "summary_md", "jsonl")
-"""The shared options a judge check goes without."""
+def _output_options(comparison: bool = False, note: str = "") -> dict[str, tuple[Any, Any]]:
+    """One option per output format that declares one (:data:`eunomia.exports.FORMATS`:
+    ``--junit FILE``...), named by its :attr:`~eunomia.exports.Format.field`; ``note`` ends
+    each help."""
+    return {f.field: (Annotated[Path | None, typer.Option(
+        f.option, help=(f.comparison_help if comparison else f.option_help) + note,
+        show_default=False)], None) for f in option_formats(comparison)}
+
+
+SCALE = ("repeat", "retry_500", "cache", "executor", "ray_address")
+"""The shared options a judge check goes without (and without the CI outputs)."""
 
 
 def given(ctx: typer.Context, name: str) -> bool:
@@ -129,35 +131,58 @@ def given(ctx: typer.Context, name: str) -> bool:
     return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
 
 
-def run_options(words: Words, without: tuple[str, ...] = ()) -> Callable[[F], F]:
-    """Add the shared run options (but ``without``) to a command; it gets them as ``run``."""
+def run_options(words: Words, without: tuple[str, ...] = (),
+                outputs: bool = True) -> Callable[[F], F]:
+    """Add the shared run options (but ``without``; the CI outputs' when ``outputs``) to a
+    command; it gets them as ``run``."""
     shared = {name: spec for name, spec in _shared(words).items() if name not in without}
+    files = _output_options(note=words.passes) if outputs else {}
+
+    def request(context: typer.Context, values: dict[str, Any]) -> object:
+        values["case"] = tuple(values.get("case") or ())
+        given_files = {name: path for name in files if (path := values.pop(name)) is not None}
+        explicit = frozenset(n for n in context.params if given(context, n))
+        from eunomia.run import RunRequest  # the engine loads when a command runs
+
+        return RunRequest(**values, output_files=given_files, explicit=explicit)
+
+    return _adding({**shared, **files}, "run", request)
+
+
+def output_options() -> Callable[[F], F]:
+    """Add ``compare``'s CI outputs (a format with a comparison writer: an option each) to a
+    command; it gets the files given as ``outputs`` (``{"junit": Path(...)}``)."""
+    files = _output_options(comparison=True)
+    return _adding(files, "outputs", lambda _, values: {
+        name: path for name, path in values.items() if path is not None})
+
+
+def _adding(options: dict[str, tuple[Any, Any]], name: str,
+            build: Callable[[typer.Context, dict[str, Any]], object]) -> Callable[[F], F]:
+    """Add ``options`` (annotation and default by parameter name) to a command's signature;
+    it gets ``build(context, their values)`` as its parameter ``name``."""
 
     def decorate(command: F) -> F:
         signature = inspect.signature(command)
-        own = [p for p in signature.parameters.values() if p.name != "run"]
+        own = [p for p in signature.parameters.values() if p.name != name]
         takes_ctx = any(p.name == "ctx" for p in own)
         ctx = [] if takes_ctx else [inspect.Parameter(
             "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)]
-        added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+        added = [inspect.Parameter(option, inspect.Parameter.KEYWORD_ONLY, default=default,
                                    annotation=annotation)
-                 for name, (annotation, default) in shared.items()]
+                 for option, (annotation, default) in options.items()]
 
         @functools.wraps(command)
-        def with_run(**kwargs: Any) -> None:
+        def adapted(**kwargs: Any) -> None:
             context: typer.Context = kwargs["ctx"] if takes_ctx else kwargs.pop("ctx")
-            values = {name: kwargs.pop(name) for name in shared}
-            values["case"] = tuple(values.get("case") or ())
-            explicit = frozenset(n for n in context.params if given(context, n))
-            from eunomia.run import RunRequest  # the engine loads when a command runs
-
-            command(**kwargs, run=RunRequest(**values, explicit=explicit))
+            values = {option: kwargs.pop(option) for option in options}
+            command(**kwargs, **{name: build(context, values)})
 
         parameters = [*ctx, *own, *added]
-        with_run.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        adapted.__signature__ = signature.replace(  # type: ignore[attr-defined]
             parameters=parameters)
         # what typer evaluates: objects, not the command's own ``run: "RunRequest"``
-        with_run.__annotations__ = {p.name: p.annotation for p in parameters}
-        return with_run  # type: ignore[return-value]
+        adapted.__annotations__ = {p.name: p.annotation for p in parameters}
+        return adapted  # type: ignore[return-value]
 
     return decorate

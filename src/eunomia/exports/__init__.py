@@ -18,7 +18,14 @@ from eunomia.lazy import lazy_names
 if TYPE_CHECKING:
     from eunomia.exports._background import FileWriter
     from eunomia.exports._comparison import comparison_summary, write_comparison_junit
-    from eunomia.exports._formats import FORMATS, Format, RecordSink, RunFacts, formats_table
+    from eunomia.exports._formats import (
+        FORMATS,
+        Format,
+        RecordSink,
+        RunFacts,
+        formats_table,
+        option_formats,
+    )
     from eunomia.exports._jsonl import JsonlWriter, TextSink
     from eunomia.exports._junit import JUnitCase, JUnitWriter, RecordsJUnit, xml_text
     from eunomia.exports._markdown import Headline, RecordDigest, RunHeader, md_text, run_summary
@@ -37,7 +44,8 @@ if TYPE_CHECKING:
 __getattr__ = lazy_names(__name__, {
     "_background": ("FileWriter",),
     "_comparison": ("comparison_summary", "write_comparison_junit"),
-    "_formats": ("FORMATS", "Format", "RecordSink", "RunFacts", "formats_table"),
+    "_formats": ("FORMATS", "Format", "RecordSink", "RunFacts", "formats_table",
+                 "option_formats"),
     "_jsonl": ("JsonlWriter", "TextSink"),
     "_junit": ("JUnitCase", "JUnitWriter", "RecordsJUnit", "xml_text"),
     "_markdown": ("Headline", "RecordDigest", "RunHeader", "md_text", "run_summary"),
@@ -75,6 +83,7 @@ __all__ = [
     "dump_yaml",
     "formats_table",
     "md_text",
+    "option_formats",
     "outcome_of",
     "run_summary",
     "write_comparison_junit",

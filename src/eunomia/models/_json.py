@@ -24,91 +24,54 @@ class JSONExtractionError(ValueError):
     """No JSON value could be recovered from the text."""
 
 
+_PIECES = re.compile(r'"(?:[^"\\]|\\.)*(")?|[][{},]', re.DOTALL)
+"""What the scanners below read of a JSON text: a whole string (group 1 None: left open at
+the end), or a bracket or comma outside every string."""
+_CLOSES_NEXT = re.compile(r"[ \t\r\n]*[}\]]")
+_CLOSING = {"{": "}", "[": "]"}
+
+
 def _strip_trailing_commas(text: str) -> str:
     """Remove commas before ``}`` or ``]`` outside of strings."""
     out: list[str] = []
-    in_string = False
-    escaped = False
-    i = 0
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if in_string:
-            out.append(ch)
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-            i += 1
-            continue
-        if ch == '"':
-            in_string = True
-            out.append(ch)
-            i += 1
-            continue
-        if ch == ",":
-            j = i + 1
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            if j < n and text[j] in "}]":
-                i += 1
-                continue
-        out.append(ch)
-        i += 1
+    kept = 0
+    for m in _PIECES.finditer(text):
+        if m.group() == "," and _CLOSES_NEXT.match(text, m.end()):
+            out.append(text[kept:m.start()])
+            kept = m.end()
+    out.append(text[kept:])
     return "".join(out)
 
 
 def _balanced_end(text: str, start: int) -> int | None:
     """Index just past the value opened at ``text[start]`` (``{`` or ``[``), or None."""
     stack: list[str] = []
-    in_string = False
-    escaped = False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-            continue
-        if ch == '"':
-            in_string = True
-        elif ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-        elif ch in "}]":
-            if not stack or stack[-1] != ch:
+    for m in _PIECES.finditer(text, start):
+        piece = m.group()
+        if piece in _CLOSING:
+            stack.append(_CLOSING[piece])
+        elif piece in ("}", "]"):
+            if not stack or stack[-1] != piece:
                 return None
             stack.pop()
             if not stack:
-                return i + 1
+                return m.end()
     return None
 
 
 def _close_truncated(text: str) -> str:
     """Close the strings, arrays and objects left open by a truncated answer."""
     stack: list[str] = []
-    in_string = False
-    escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-            continue
-        if ch == '"':
-            in_string = True
-        elif ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-        elif ch in "}]" and stack:
+    open_string = False
+    for m in _PIECES.finditer(text):
+        piece = m.group()
+        if piece[0] == '"':
+            open_string = m.group(1) is None
+        elif piece in _CLOSING:
+            stack.append(_CLOSING[piece])
+        elif piece in ("}", "]") and stack:
             stack.pop()
-    body = (text + ('"' if in_string else "")).rstrip()
+    body = (text + ('"' if open_string else "")).rstrip()
     while body and body[-1] in ",:":
         body = body[:-1].rstrip()
     return body + "".join(reversed(stack))

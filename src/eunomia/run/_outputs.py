@@ -92,12 +92,13 @@ def ci_outputs(*, pass_score: float | None = None, **files: Path | None) -> CiOu
     given = [(f, path) for f in FORMATS.values()
              if (path := files.get(f.field)) is not None]
     for f, path in given:
-        check_output_file(f.option, path)
+        check_output_file(f.option or f.field, path)
     seen: dict[Path, str] = {}
     for f, path in given:
-        other = seen.setdefault(path.absolute(), f.option)
-        if other != f.option:
-            raise EunomiaError(f"{other} and {f.option} name the same file {path}")
+        option = f.option or f.field
+        other = seen.setdefault(path.absolute(), option)
+        if other != option:
+            raise EunomiaError(f"{other} and {option} name the same file {path}")
     step = os.environ.get(STEP_SUMMARY_ENV, "").strip()
     if step:
         check_output_file(f"${STEP_SUMMARY_ENV}", Path(step))

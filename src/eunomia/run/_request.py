@@ -10,6 +10,7 @@ how fast, retries, resume, cache, where the calls are made and the CI outputs.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -84,9 +85,9 @@ class RunRequest:
     executor: str | None = None
     """``local`` or ``ray``; None: local (a resumed run keeps its own)."""
     ray_address: str | None = None
-    junit: Path | None = None
-    summary_md: Path | None = None
-    jsonl: Path | None = None
+    output_files: Mapping[str, Path] = field(default_factory=dict)
+    """The CI outputs asked for: a file per format, by its option's Python name
+    (``{"junit": Path("junit.xml")}``: :attr:`eunomia.exports.Format.field`)."""
     ci_files: bool = True
     """False: no CI output, not even to ``$GITHUB_STEP_SUMMARY`` (``eunomia demo``)."""
     explicit: frozenset[str] = field(default_factory=frozenset)
@@ -118,8 +119,7 @@ class RunRequest:
         """The CI outputs asked for, every path checked before anything runs."""
         if not self.ci_files:
             return CiOutputs()
-        return ci_outputs(junit=self.junit, summary_md=self.summary_md, jsonl=self.jsonl,
-                          pass_score=pass_score)
+        return ci_outputs(pass_score=pass_score, **self.output_files)
 
     def check(self, *more: tuple[str, float | None]) -> None:
         """Every number in its range (and ``more``: a kind's own, as (option, value)); no

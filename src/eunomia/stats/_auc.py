@@ -3,13 +3,12 @@ clusters (cases that each hold several scored items)."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from eunomia.stats._intervals import Interval, percentile_bounds
+from eunomia.stats._intervals import BoundsCache, Interval, percentile_bounds
 from eunomia.stats._validate import FloatArray, as_finite_array, check_confidence
 
 _MAX_BLOCK_CELLS = 1 << 22
@@ -103,11 +102,10 @@ def clustered_auc_ci(
                                       b_cluster, levels)[0])
     if n == 1 or levels == 1:
         return Interval(estimate, estimate, estimate, n, confidence)
-    key = hashlib.blake2b(g.tobytes() + b"|" + b.tobytes() + b"|" + g_cluster.tobytes()
-                          + b"|" + b_cluster.tobytes()
-                          + f"|{confidence}|{resamples}|{seed}".encode()).digest()
-    bounds = _BOUNDS.get(key)
-    if key not in _BOUNDS:
+    inputs = (g.tobytes(), b.tobytes(), g_cluster.tobytes(), b_cluster.tobytes(),
+              f"{confidence}|{resamples}|{seed}".encode())
+
+    def resample() -> tuple[float, float] | None:
         rng = np.random.default_rng(seed)
         replicates = np.empty(resamples, dtype=np.float64)
         block = max(1, _MAX_BLOCK_CELLS // max(n, g.size, b.size))
@@ -116,13 +114,9 @@ def clustered_auc_ci(
             weights = resample_weights(rng, stop - start, n)
             replicates[start:stop] = _auc_from_counts(g_level, b_level, weights, weights,
                                                       g_cluster, b_cluster, levels)
-        bounds = percentile_bounds(replicates, confidence)
-        if len(_BOUNDS) >= _BOUNDS_KEPT:
-            _BOUNDS.pop(next(iter(_BOUNDS)))
-        _BOUNDS[key] = bounds
-    if bounds is None:
-        return Interval(estimate, estimate, estimate, n, confidence)
-    return Interval(estimate, bounds[0], bounds[1], n, confidence)
+        return percentile_bounds(replicates, confidence)
+
+    return _BOUNDS.interval(estimate, n, confidence, inputs, resample)
 
 
 def resample_weights(rng: np.random.Generator, rows: int, n: int) -> FloatArray:
@@ -135,7 +129,4 @@ def resample_weights(rng: np.random.Generator, rows: int, n: int) -> FloatArray:
     return out
 
 
-_BOUNDS: dict[bytes, tuple[float, float] | None] = {}
-"""Intervals computed lately, by a digest of their inputs (the same figures are asked for
-by the summary, the terminal, the files and the report)."""
-_BOUNDS_KEPT = 64
+_BOUNDS = BoundsCache()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -159,18 +159,10 @@ def bootstrap_mean_ci(
         estimate = float(np.dot(data, w) / total)
     if n == 1 or float(np.ptp(data)) == 0.0:
         return Interval(estimate, estimate, estimate, n, confidence)
-    key = hashlib.blake2b(data.tobytes() + b"|" + (b"" if w is None else w.tobytes())
-                          + f"|{confidence}|{resamples}|{seed}".encode()).digest()
-    bounds = _BOUNDS.get(key)
-    if bounds is None:
-        rng = np.random.default_rng(seed)
-        bounds = percentile_bounds(bootstrap_means(data, w, resamples, rng), confidence)
-        if len(_BOUNDS) >= _BOUNDS_KEPT:
-            _BOUNDS.pop(next(iter(_BOUNDS)))
-        _BOUNDS[key] = bounds
-    if bounds is None:
-        return Interval(estimate, estimate, estimate, n, confidence)
-    return Interval(estimate, bounds[0], bounds[1], n, confidence)
+    inputs = (data.tobytes(), b"" if w is None else w.tobytes(),
+              f"{confidence}|{resamples}|{seed}".encode())
+    return _BOUNDS.interval(estimate, n, confidence, inputs, lambda: percentile_bounds(
+        bootstrap_means(data, w, resamples, np.random.default_rng(seed)), confidence))
 
 
 def cluster_mean_ci(
@@ -203,8 +195,35 @@ def cluster_mean_ci(
                              seed=seed)
 
 
-_BOUNDS: dict[bytes, tuple[float, float] | None] = {}
-"""Intervals computed lately, by a digest of their inputs: a summary's groups are often the
-same cases (one kind, one category, one suite), and a bootstrap of thousands of cases costs
-tens of milliseconds. The result depends only on the inputs, so it is the same either way."""
-_BOUNDS_KEPT = 64
+class BoundsCache:
+    """Bootstrap bounds computed lately, by a digest of their inputs (the last ``kept``): the
+    same figures are asked for by the summary, the terminal, the files and the report, a
+    summary's groups are often the same cases (one kind, one category, one suite), and a
+    bootstrap of thousands of cases costs tens of milliseconds. The bounds depend only on the
+    inputs, so an interval is the same either way."""
+
+    def __init__(self, kept: int = 64) -> None:
+        self._bounds: dict[bytes, tuple[float, float] | None] = {}
+        self._kept = kept
+
+    def clear(self) -> None:
+        self._bounds.clear()
+
+    def interval(self, estimate: float, n: int, confidence: float, inputs: Sequence[bytes],
+                 resample: Callable[[], tuple[float, float] | None]) -> Interval:
+        """``estimate`` between the bounds ``resample()`` gives for these ``inputs`` (asked
+        once); a point when it gives none."""
+        key = hashlib.blake2b(b"|".join(inputs)).digest()
+        if key in self._bounds:
+            bounds = self._bounds[key]
+        else:
+            bounds = resample()
+            if len(self._bounds) >= self._kept:
+                self._bounds.pop(next(iter(self._bounds)))
+            self._bounds[key] = bounds
+        if bounds is None:
+            return Interval(estimate, estimate, estimate, n, confidence)
+        return Interval(estimate, bounds[0], bounds[1], n, confidence)
+
+
+_BOUNDS = BoundsCache()
