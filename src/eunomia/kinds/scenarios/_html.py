@@ -18,6 +18,7 @@ from eunomia.athena import AthenaFeedback
 from eunomia.compare import CaseFacts
 from eunomia.errors import EunomiaError
 from eunomia.kinds.scenarios._compare import facts_of
+from eunomia.kinds.scenarios._html_figures import add_figures, mutations_of
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.kinds.scenarios._summary import ScenarioSummary, against_baseline
 from eunomia.kinds.scenarios._terminal import scenario_row
@@ -148,6 +149,7 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
         known = facts_of(scenario, o.score) if o.ok and o.score is not None else None
         if known is not None:
             facts[o.case].append(known)
+    add_figures(group, store, scenario, summary, outcomes)  # interval, MDE, by element type
     baseline = against_baseline(scenario, facts, target)
     if baseline is not None:
         group.metrics.append(Metric(f"Against {BASELINE_DEFAULT}", None, "text",
@@ -227,6 +229,7 @@ def _worst(scenario: Scenario, outcomes: Sequence[CaseOutcome], limit: int,
             feedback=tuple(replace(v, marks=m, unplaced=u) for v, m, u in
                            zip(views, marked.marks, marked.unplaced, strict=True)),
             drawing=replace(drawing, highlight=marked.highlight),
+            mutations=mutations_of(scenario, o.case),
             criteria=tuple(
                 page.CriterionMiss(
                     cr.criterion_textual_id, scenario.criteria[cr.criterion_id - 1].title,

@@ -28,6 +28,8 @@ from eunomia.scoring import (
     CaseOutcome,
     CaseScore,
     CaseStatus,
+    ChangeRow,
+    LocalizationRow,
     attribution_note,
     score_case,
     tokens_disagree,
@@ -149,6 +151,11 @@ class ScenarioSummary:
     reported_token_sums: list[int] = field(default_factory=lambda: [0, 0])
     metered_token_sums: list[int] = field(default_factory=lambda: [0, 0])
     """Input and output tokens of the cases compared (system's own; metered)."""
+    by_change: list[ChangeRow] = field(default_factory=list)
+    """Detection by element type, kind of change and operator (set when the run's files
+    are written: ``_figures.ChangeBook``)."""
+    localized: list[LocalizationRow] = field(default_factory=list)
+    """Whether feedback on changed instructions names the changed elements, per type."""
 
     def __post_init__(self) -> None:
         self.criteria = {c.id: CriterionStats() for c in self.scenario.criteria}
@@ -306,6 +313,11 @@ class ScenarioSummary:
         for case, value in zip(self.score_cases, self.score_values, strict=True):
             sums.setdefault(case, []).append(value)
         return [math.fsum(v) / len(v) for v in sums.values()]
+
+    @property
+    def repeated(self) -> bool:
+        """Some case was scored more than once (``--repeat``): its repeats are one cluster."""
+        return len(set(self.score_cases)) < len(self.score_cases)
 
     def power(self, effect: float | None = None) -> Power:
         """What a future comparison on these cases could detect: the minimum detectable
