@@ -153,7 +153,9 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
     baseline = against_baseline(scenario, facts, target)
     if baseline is not None:
         group.metrics.append(Metric(f"Against {BASELINE_DEFAULT}", None, "text",
-                                    ("better: " if baseline.better else "NOT better: ")
+                                    ("better: " if baseline.better else
+                                     "too few cases to tell: " if baseline.score.too_few
+                                     else "NOT better: ")
                                     + baseline.verdict))
         if baseline.warning is not None:
             group.warnings.append(baseline.warning)

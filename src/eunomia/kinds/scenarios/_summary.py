@@ -34,7 +34,7 @@ from eunomia.scoring import (
     score_case,
     tokens_disagree,
 )
-from eunomia.stats import Interval, Power, cluster_mean_ci, score_power
+from eunomia.stats import TOO_FEW, Interval, Power, cluster_mean_ci, score_power
 
 
 @dataclass(slots=True)
@@ -394,6 +394,10 @@ class BaselineComparison:
         """None when the target is significantly better than the baseline."""
         if self.better:
             return None
+        if self.score.too_few:  # no verdict either way from a handful of cases
+            return (f"{TOO_FEW} whether it is better than {BASELINE_DEFAULT} ({self.cases} "
+                    f"case(s); at least {defaults.MIN_CASES_FOR_INTERVAL} are needed): "
+                    f"{self.verdict}")
         worse = self.score.delta is not None and self.score.delta < 0 and self.score.significant
         return (f"{'significantly worse than' if worse else 'not significantly better than'} "
                 f"{BASELINE_DEFAULT}: {self.verdict}")
