@@ -150,16 +150,13 @@ def _noisy(flip: float) -> Any:
         attempt = seen.get(model, 0)
         seen[model] = attempt + 1
         rng = random.Random(f"{len(model)}-{sum(map(ord, model))}-{attempt}")
+        siblings = {i.id: [o.id for o in c.structured_grading_instructions if o.id != i.id]
+                    for c in exercise.grading_criteria for i in c.structured_grading_instructions}
         items = grade(exercise, int(submission["id"]), parse_diagram(json.loads(model)))
         for item in items:
-            if rng.random() < flip:
-                criterion = next(c for c in exercise.grading_criteria
-                                 if any(i.id == item.structured_grading_instruction_id
-                                        for i in c.structured_grading_instructions))
-                others = [i.id for i in criterion.structured_grading_instructions
-                          if i.id != item.structured_grading_instruction_id]
-                if others:
-                    item.structured_grading_instruction_id = rng.choice(others)
+            moved_to = siblings.get(item.structured_grading_instruction_id or -1, [])
+            if rng.random() < flip and moved_to:
+                item.structured_grading_instruction_id = rng.choice(moved_to)
         return Reply(json={"data": [i.wire() for i in items], "meta": {}})
 
     return reply

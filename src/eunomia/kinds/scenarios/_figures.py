@@ -73,6 +73,21 @@ def figures_json(summary: ScenarioSummary) -> dict[str, Any]:
     }
 
 
+def stored_request(store: RunStore, request_hash: str | None) -> tuple[Any, str | None]:
+    """A case's stored request (None when there is none or it cannot be read) and, for an
+    Athena request, the diagram it sent (``submission.model``)."""
+    data: Any = None
+    if request_hash:
+        try:
+            data = store.get_json(request_hash)
+        except (EunomiaError, ValueError):
+            data = None
+    submission = data.get("submission") if isinstance(data, dict) else None
+    if isinstance(submission, dict) and isinstance(submission.get("model"), str):
+        return data, str(submission["model"])
+    return data, None
+
+
 def submission_of(scenario: Scenario, case: str, store: RunStore | None,
                   request_hash: str | None) -> str | None:
     """A case's diagram (JSON text): the loaded case's, else the stored request's
@@ -80,14 +95,10 @@ def submission_of(scenario: Scenario, case: str, store: RunStore | None,
     found = scenario.case_named(case)
     if found is not None and found.submission.strip():
         return found.submission
-    if store is not None and request_hash:
-        try:
-            data = store.get_json(request_hash)
-        except (EunomiaError, ValueError):
-            data = None
-        submission = data.get("submission") if isinstance(data, dict) else None
-        if isinstance(submission, dict) and isinstance(submission.get("model"), str):
-            return str(submission["model"])
+    if store is not None:
+        sent = stored_request(store, request_hash)[1]
+        if sent is not None:
+            return sent
     if found is None:
         return None
     try:

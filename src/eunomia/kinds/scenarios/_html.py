@@ -18,6 +18,7 @@ from eunomia.athena import AthenaFeedback
 from eunomia.compare import CaseFacts
 from eunomia.errors import EunomiaError
 from eunomia.kinds.scenarios._compare import facts_of
+from eunomia.kinds.scenarios._figures import stored_request
 from eunomia.kinds.scenarios._html_figures import add_figures, mutations_of
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.kinds.scenarios._summary import ScenarioSummary, against_baseline
@@ -309,15 +310,8 @@ def case_submission(store: RunStore, scenario: Scenario, case_name: str,
     then comes from the stored scenario, else from the case file, drawn only when its
     text rendering is the one the request holds (the file has not changed since).
     """
-    data: Any = None
-    if request_hash:
-        try:
-            data = store.get_json(request_hash)
-        except (EunomiaError, ValueError):
-            data = None
-    submission = data.get("submission") if isinstance(data, dict) else None
-    if isinstance(submission, dict) and isinstance(submission.get("model"), str):
-        raw: str = submission["model"]
+    data, raw = stored_request(store, request_hash)
+    if raw is not None:
         diagram, why = read_diagram(raw)
         if diagram is None:
             return CaseDiagram(None, "the stored request", f"its submission is {why}"), \
