@@ -16,6 +16,7 @@ from tests.tasks.fake_llm import FakeLLM
 
 from eunomia.api import RunOptions, TaskRunReport, TaskSelection, run_tasks
 from eunomia.judge import SCORES
+from eunomia.kinds.tasks import print_tasks_summary
 from eunomia.models import resolve_spec
 from eunomia.scheduler import RetryPolicy
 from eunomia.stats import quadratic_weighted_kappa
@@ -153,6 +154,15 @@ async def test_weighted_mean_and_judge_human_agreement(fake_llm: FakeLLM,
     # the summary gives no kappa, the formula itself still gives it
     assert agr.qwk is None
     assert s.power is not None and s.power.n == 3 and s.power.too_few and s.power.mde is None
+    # every view says so, never a kappa of 0.000 shown as certain
+    console = Console(record=True, width=200)
+    print_tasks_summary(console, s, str(tmp_path))
+    kappa = next(line for line in console.export_text().splitlines()
+                 if "quadratic-weighted kappa" in line)
+    assert "too few cases to tell (3 cases; at least 10 are needed)" in kappa
+    data = json.loads((tmp_path / "r1/tasks_results.json").read_text())
+    assert data["judge_agreement"]["qwk"] is None
+    assert data["judge_agreement"]["qwk_text"].startswith("too few cases to tell (3 cases")
     assert quadratic_weighted_kappa([5, 3, 4], [5, 3, 1], list(SCORES)) \
         == pytest.approx(1 - 9 / 13)
 
