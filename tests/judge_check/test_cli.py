@@ -73,6 +73,12 @@ def test_a_constant_judge_gets_the_verdict_cannot_tell(judges: ScriptedJudge,
     assert data["verdicts"][0]["auc"]["low"] is None
     assert data["verdicts"][2]["auc"]["too_few"] is False
     assert not any(v["trusted"] for v in data["verdicts"])
+    code, out = invoke("report", "const", "--results", str(tmp_path), "--output",
+                       str(tmp_path / "const.html"))
+    assert code == 0, out
+    page = " ".join((tmp_path / "const.html").read_text(encoding="utf-8").split())
+    assert "too few cases to tell (5 cases; at least 10 are needed)" in page  # AUC 95% CI
+    assert "too few cases to tell whether this judge can judge on this suite" in page
     big = [str(ten_case_suite(tmp_path, n)) for n in ("summarization", "general_knowledge")]
     code, out = invoke("judge-check", *big, "--judge", "openai:constant", "--results",
                        str(tmp_path), "--run-name", "const10")

@@ -22,6 +22,7 @@ from eunomia.scheduler import RetryPolicy
 from eunomia.stats import quadratic_weighted_kappa
 from eunomia.store import RunStore
 from eunomia.tasks import TaskSuite, load_suites
+from eunomia.viewer import render_run
 
 OPTIONS = RunOptions(4, RetryPolicy(retries=1, timeout_s=10, backoff_initial_s=0.001,
                                     backoff_max_s=0.01))
@@ -163,6 +164,13 @@ async def test_weighted_mean_and_judge_human_agreement(fake_llm: FakeLLM,
     data = json.loads((tmp_path / "r1/tasks_results.json").read_text())
     assert data["judge_agreement"]["qwk"] is None
     assert data["judge_agreement"]["qwk_text"].startswith("too few cases to tell (3 cases")
+    db = RunStore(tmp_path / "eunomia.db")
+    try:
+        page = " ".join(render_run(db, "r1").split())
+    finally:
+        db.close()
+    assert "Mean judge score [95% CI], whole run" in page
+    assert "3.00 (too few cases to tell, n=3)" in page
     assert quadratic_weighted_kappa([5, 3, 4], [5, 3, 1], list(SCORES)) \
         == pytest.approx(1 - 9 / 13)
 
