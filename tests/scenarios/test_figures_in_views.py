@@ -57,10 +57,13 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_two_cases_say_too_few_in_every_view(tmp_path: Path) -> None:
     text = _run(tmp_path, EXAMPLE, "--target", "example", "--run-name", "two", "--case",
-                "missing_a*")
+                "missing_a*", "--summary-md", tmp_path / "two.md")
     few = "too few cases to tell (2 cases; at least 10 are needed)"
     assert "Average Test Case Score 95% CI" in text and few in text  # the terminal's table
     assert "too few cases to tell whether it is better than baseline:default" in text
+    markdown = (tmp_path / "two.md").read_text(encoding="utf-8")
+    assert "| 100.0 (too few cases to tell, n=2) |" in markdown
+    assert f"- Average Test Case Score 95% CI: {few}" in markdown
     folder = tmp_path / "results" / "two" / "project_management"
     metrics = _metrics(folder)
     assert metrics["Average Test Case Score 95% CI"] == few
