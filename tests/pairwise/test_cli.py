@@ -230,3 +230,5 @@ def test_five_cases_name_no_winner(scripted: Scripted, tmp_path: Path) -> None:
     data = read_json(results / "few" / "pairwise.json")
     assert data["verdict"]["level"] == "unknown"
     assert data["overall"]["preference"]["estimate"] == 1.0
+    assert data["overall"]["preference"]["too_few"] is True
+    assert data["overall"]["preference"]["low"] is None
