@@ -11,11 +11,14 @@ import pytest
 
 from eunomia import defaults
 from eunomia.stats import (
+    Interval,
     bootstrap_mean_ci,
+    ci_text,
     cluster_mean_ci,
     detection_power,
     enough,
     exact_min_discordant,
+    interval_json,
     mcnemar,
     mcnemar_cases_needed,
     mcnemar_mde,
@@ -162,8 +165,6 @@ def test_the_sign_flip_test_holds_its_level_where_the_bootstrap_does_not() -> No
 
 
 def test_an_interval_over_too_few_cases_is_said_so_in_a_cell_and_in_json() -> None:
-    from eunomia.stats import Interval, ci_text, interval_json
-
     few = Interval(0.67, 0.67, 0.67, 3, 0.95)  # before: "0.67, 95% CI 0.67-0.67"
     enough = Interval(0.5, 0.25, 0.75, 10, 0.95)
     assert ci_text(few) == "0.67 (too few cases to tell, n=3)"
