@@ -140,8 +140,10 @@ class ChangeBook:
         if not self._outcomes:
             return [], []
         diffs = self.diffs(store)
-        return (rates_by_change(self.scenario, self._outcomes, diffs),
-                localization(self.scenario, self._outcomes, diffs))
+        # in case order, whatever order they finished in: the intervals resample a list
+        ordered = sorted(self._outcomes, key=lambda o: (o.case, o.repeat))
+        return (rates_by_change(self.scenario, ordered, diffs),
+                localization(self.scenario, ordered, diffs))
 
 
 def _pct(value: float | None) -> str:
