@@ -347,8 +347,11 @@ class ScenarioSummary:
 def score_interval(summaries: Sequence[ScenarioSummary]) -> Interval | None:
     """The average case score % of one target over its scenarios, with a 95% bootstrap
     interval that resamples cases (each case's repeats together, as one cluster)."""
-    values = [v for s in summaries for v in s.score_values]
-    clusters = [(s.scenario.name, c) for s in summaries for c in s.score_cases]
+    # in case order, whatever order cases finished in (the bootstrap resamples a list)
+    pairs = sorted(((s.scenario.name, c), v) for s in summaries
+                   for c, v in zip(s.score_cases, s.score_values, strict=True))
+    values = [v for _, v in pairs]
+    clusters = [c for c, _ in pairs]
     return cluster_mean_ci(values, clusters, confidence=defaults.CONFIDENCE,
                            resamples=defaults.BOOTSTRAP_RESAMPLES, seed=defaults.BOOTSTRAP_SEED)
 
