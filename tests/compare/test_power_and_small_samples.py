@@ -71,3 +71,19 @@ def test_an_unchanged_system_is_not_a_regression(results: Path) -> None:
     assert code == 0
     assert data["verdict"]["kind"] == "no_significant_change"  # type: ignore[index]
     assert data["overall"]["metrics"]["score"]["delta"] == 0  # type: ignore[index]
+
+
+def test_the_markdown_summary_says_too_few_and_what_it_could_detect(results: Path) -> None:
+    for a, b, name in (("ex2", "base2", "few.md"), ("base", "ex", "many.md")):
+        done = run_cli("compare", a, b, "--results", results / "results", "--summary-md",
+                       results / name, "--effect", "5", cwd=results, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+    few = (results / "few.md").read_text(encoding="utf-8")
+    assert "TOO FEW CASES TO TELL" in few
+    assert "| Score (%) | 100.00 | 75.00 | -25.00 | too few cases to tell | - |" in few
+    assert "**What this comparison could detect**" in few
+    assert "- score: too few cases to tell (2 cases; at least 10 are needed)" in few
+    many = (results / "many.md").read_text(encoding="utf-8")
+    assert "- score: with 14 cases this comparison detects a true change of" in many
+    assert "- score: detecting 5 points with 80% power needs" in many
+    assert "too few cases to tell" not in many

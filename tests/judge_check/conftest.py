@@ -18,6 +18,20 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_SUITE = ROOT / "examples" / "tasks" / "ecommerce"
 
 
+def ten_case_suite(folder: Path, name: str = "summarization") -> Path:
+    """An example suite with its cases twice (ids ``-b`` the second time): 10 cases, the
+    fewest an AUC's interval and a verdict need (``defaults.MIN_CASES_FOR_INTERVAL``)."""
+    import yaml
+
+    data = yaml.safe_load((EXAMPLE_SUITE / f"{name}.yaml").read_text(encoding="utf-8"))
+    data["test_cases"] += [{**c, "case_id": f"{c['case_id']}-b",  # asked anew, not cached
+                            "instruction": f"{c['instruction']}\n(Asked again.)"}
+                           for c in data["test_cases"]]
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
 def cli_app() -> typer.Typer:
     """The ``eunomia`` command."""
     from eunomia.cli import app

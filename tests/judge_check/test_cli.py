@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.judge_check.conftest import EXAMPLE_SUITE, answers_of, invoke
+from tests.judge_check.conftest import EXAMPLE_SUITE, answers_of, invoke, ten_case_suite
 from tests.judge_check.scripted_judge import ScriptedJudge
 
 CANNOT_TELL = ("this judge cannot tell good from bad answers on this suite; its scores are "
@@ -66,19 +66,38 @@ def test_a_constant_judge_gets_the_verdict_cannot_tell(judges: ScriptedJudge,
                        "openai:constant", "--results", str(tmp_path), "--run-name", "const")
     assert code == 0, out
     text = " ".join(out.split())
-    assert f"openai:constant on summarization: {CANNOT_TELL} (AUC 0.50, 95% CI 0.50-0.50)" \
-        in text
-    assert f"openai:constant on general_knowledge: {CANNOT_TELL}" in text
+    # 5 cases a suite: too few for an interval, so no verdict either way (before: "AUC 0.50,
+    # 95% CI 0.50-0.50" as if certain); the 10 cases of both suites are enough for one
+    assert ("openai:constant on summarization: too few cases to tell whether this judge can "
+            "judge on this suite (AUC 0.50 over 5 case(s); at least 10 are needed)") in text
     assert "cannot tell good from bad answers on all these suites" in text
     data = read_json(tmp_path / "const" / "judge_check.json")
-    assert [v["level"] for v in data["verdicts"]] == ["cannot_tell"] * 3
+    assert [v["level"] for v in data["verdicts"]] == ["unknown", "unknown", "cannot_tell"]
+    assert data["verdicts"][0]["auc"]["too_few"] is True
+    assert data["verdicts"][0]["auc"]["low"] is None
+    assert data["verdicts"][2]["auc"]["too_few"] is False
     assert not any(v["trusted"] for v in data["verdicts"])
+    code, out = invoke("report", "const", "--results", str(tmp_path), "--output",
+                       str(tmp_path / "const.html"))
+    assert code == 0, out
+    page = " ".join((tmp_path / "const.html").read_text(encoding="utf-8").split())
+    assert "too few cases to tell (5 cases; at least 10 are needed)" in page  # AUC 95% CI
+    assert "too few cases to tell whether this judge can judge on this suite" in page
+    big = [str(ten_case_suite(tmp_path, n)) for n in ("summarization", "general_knowledge")]
+    code, out = invoke("judge-check", *big, "--judge", "openai:constant", "--results",
+                       str(tmp_path), "--run-name", "const10")
+    assert code == 0, out
+    text = " ".join(out.split())
+    assert f"openai:constant on summarization: {CANNOT_TELL} (AUC 0.50, 95% CI 0.50-0.50)" \
+        in text
+    data = read_json(tmp_path / "const10" / "judge_check.json")
+    assert [v["level"] for v in data["verdicts"]] == ["cannot_tell"] * 3
 
 
 def test_several_judges_ranked_by_auc_then_cached_resumed_reported_compared(
         judges: ScriptedJudge, tmp_path: Path) -> None:
     results = tmp_path / "results"
-    suite = str(EXAMPLE_SUITE / "summarization.yaml")
+    suite = str(ten_case_suite(tmp_path))  # 10 cases: enough for a verdict
     specs = ["--judge", "openai:constant", "--judge", "openai:lengthy", "--judge",
              "openai:overlap"]
     code, out = invoke("judge-check", suite, *specs, "--results", str(results),

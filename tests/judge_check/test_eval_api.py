@@ -33,9 +33,13 @@ async def test_the_check_before_an_eval_is_stored_once_and_read_back(
     assert first.run_name == "nightly-judge-check"
     assert first.folder == tmp_path / first.run_name
     assert [v.suite for v in first.verdicts] == ["summarization", "general_knowledge", None]
-    assert [v.level for v in first.verdicts] == ["cannot_tell"] * 3 and not first.trusted
-    assert first.lines()[0].startswith("openai:constant on summarization: this judge "
-                                       "cannot tell good from bad answers")
+    # 2 cases a suite (the selection) are too few for a verdict: none, and it says so
+    assert [v.level for v in first.verdicts] == ["unknown"] * 3
+    assert not first.trusted
+    assert first.lines()[0].startswith("openai:constant on summarization: too few cases to "
+                                       "tell whether this judge can judge")
+    auc = first.verdicts[0].auc
+    assert auc is not None and auc.estimate == 0.5 and auc.too_few
     asked = judges.calls
     assert asked == sum(len(a) for s in suites for _, a in selected(s, Selection((), 2)))
     # eval --resume: the stored check is resumed, nothing is asked again

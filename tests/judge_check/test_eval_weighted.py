@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.judge_check.conftest import EXAMPLE_SUITE, invoke
+from tests.judge_check.conftest import EXAMPLE_SUITE, invoke, ten_case_suite
 from tests.judge_check.scripted_judge import ScriptedJudge
 
 from eunomia.judge import Judge, JudgeItem, Rubric
@@ -57,7 +57,8 @@ def test_eval_reports_the_weighted_score_beside_the_sampled_one(
         judges: ScriptedJudge, tmp_path: Path) -> None:
     judges.parrot_says = "Free shipping on orders over 50 euros."
     summary_md = tmp_path / "summary.md"
-    code, out = invoke("eval", SUITE, "--model", "openai:parrot", "--judge", "openai:overlap",
+    suite = str(ten_case_suite(tmp_path))  # 10 cases: enough for an interval
+    code, out = invoke("eval", suite, "--model", "openai:parrot", "--judge", "openai:overlap",
                        "--results", str(tmp_path), "--run-name", "ev",
                        "--summary-md", str(summary_md))
     assert code == 0, out

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from aiohttp import web
-from tests.judge_check.conftest import EXAMPLE_SUITE, answers_of, invoke
+from tests.judge_check.conftest import EXAMPLE_SUITE, answers_of, invoke, ten_case_suite
 from tests.judge_check.scripted_judge import ScriptedJudge, logprobs
 from tests.support.local_app import LocalApp
 
@@ -137,7 +137,7 @@ async def test_the_openai_provider_reads_logprobs_streamed_or_not(
 
 def test_weighted_scores_rescue_a_judge_that_always_writes_the_same_score(
         judges: ScriptedJudge, tmp_path: Path) -> None:
-    suite = str(EXAMPLE_SUITE / "summarization.yaml")
+    suite = str(ten_case_suite(tmp_path))  # 10 cases: enough for a verdict
     code, out = invoke("judge-check", suite, "--judge", "openai:hedging", "--results",
                        str(tmp_path), "--run-name", "hedge")
     assert code == 0, out

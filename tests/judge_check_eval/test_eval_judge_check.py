@@ -11,18 +11,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.judge_check.conftest import EXAMPLE_SUITE, answers_of, invoke
+from tests.judge_check.conftest import EXAMPLE_SUITE, answers_of, invoke, ten_case_suite
 from tests.judge_check.scripted_judge import ScriptedJudge, sections
 
 from eunomia.kinds.judge_check import REFUSAL
 from eunomia.store import RunStore
 
 SUITE = str(EXAMPLE_SUITE / "summarization.yaml")
-CASES = 5
-"""The example summarization suite's cases, all with a reference answer."""
-ANSWERS = answers_of(Path(SUITE))
+"""Replaced by a copy of it with its cases twice (:func:`ten_cases`)."""
+CASES = 10
+"""The example summarization suite's cases twice, all with a reference answer: the fewest
+a verdict needs (below 10 the check says "too few cases to tell")."""
+ANSWERS = 0
 """The check's answers of those cases (five easy ones each, and those that look right and
-are wrong)."""
+are wrong): set with the copy."""
+
+
+@pytest.fixture(autouse=True, scope="module")
+def ten_cases(tmp_path_factory: pytest.TempPathFactory) -> None:
+    global SUITE, ANSWERS
+    SUITE = str(ten_case_suite(tmp_path_factory.mktemp("suite")))
+    ANSWERS = answers_of(Path(SUITE))
 CANNOT_TELL = ("this judge cannot tell good from bad answers on this suite; its scores are "
                "not evidence")
 TELLS = "this judge tells good from bad answers on this suite"

@@ -215,3 +215,20 @@ def test_bad_input_is_a_clear_error(scripted: Scripted, tmp_path: Path,
     assert done.returncode == 2, done.stdout + done.stderr
     assert expected in text(done.stderr) and "Traceback" not in done.stderr
     assert scripted.counts["oracle"] == 0 and scripted.counts["overlap"] == 0
+
+
+def test_five_cases_name_no_winner(scripted: Scripted, tmp_path: Path) -> None:
+    # the better candidate wins all 5 cases, but 5 are too few to call it (before: "is
+    # preferred" from an interval over 5 cases)
+    results = tmp_path / "results"
+    code, out = invoke("eval", SUMMARIZATION, *PAIR, "--pairwise", "--judge",
+                       "openai:overlap", "--results", results, "--run-name", "few")
+    assert code == 0, out
+    assert ("too few cases to tell which of openai:oracle and openai:parrot is better (5 "
+            "case(s); at least 10 are needed)") in text(out)
+    assert "is preferred over" not in text(out)
+    data = read_json(results / "few" / "pairwise.json")
+    assert data["verdict"]["level"] == "unknown"
+    assert data["overall"]["preference"]["estimate"] == 1.0
+    assert data["overall"]["preference"]["too_few"] is True
+    assert data["overall"]["preference"]["low"] is None

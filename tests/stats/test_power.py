@@ -11,11 +11,14 @@ import pytest
 
 from eunomia import defaults
 from eunomia.stats import (
+    Interval,
     bootstrap_mean_ci,
+    ci_text,
     cluster_mean_ci,
     detection_power,
     enough,
     exact_min_discordant,
+    interval_json,
     mcnemar,
     mcnemar_cases_needed,
     mcnemar_mde,
@@ -159,3 +162,17 @@ def test_the_sign_flip_test_holds_its_level_where_the_bootstrap_does_not() -> No
         boot += found.p_value < 0.05
     assert flip / trials <= 0.07  # about 0.05
     assert boot > flip  # the bootstrap's p: about 0.08 at 14 cases
+
+
+def test_an_interval_over_too_few_cases_is_said_so_in_a_cell_and_in_json() -> None:
+    few = Interval(0.67, 0.67, 0.67, 3, 0.95)  # before: "0.67, 95% CI 0.67-0.67"
+    enough = Interval(0.5, 0.25, 0.75, 10, 0.95)
+    assert ci_text(few) == "0.67 (too few cases to tell, n=3)"
+    assert ci_text(enough) == "0.50 [0.25, 0.75]"
+    assert ci_text(Interval(0.4, 0.4, 0.4, 12, 0.95)) == "0.40"
+    assert ci_text(enough, 0, scale=100, unit="%") == "50% [25%, 75%]"
+    assert ci_text(None) == "-"
+    assert interval_json(few) == {"estimate": 0.67, "low": None, "high": None, "n": 3,
+                                  "confidence": 0.95, "too_few": True}
+    got = interval_json(enough)
+    assert got is not None and got["low"] == 0.25 and got["too_few"] is False

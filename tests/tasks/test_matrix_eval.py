@@ -112,6 +112,8 @@ async def test_three_models_one_run_leaderboard_pareto_and_files(
     assert [float(r["score"]) for r in csv_rows] == [5.0, 2.0, 2.0]
     assert float(csv_rows[0]["total_cost"]) == good.total_cost
     assert csv_rows[0]["consistency"] == "" and "detection_rate" not in csv_rows[0]
+    # 3 cases each: too few for an interval, so no bounds (and the CSV says why)
+    assert csv_rows[0]["score_ci_low"] == "" and csv_rows[0]["score_too_few"] == "yes"
     db = RunStore(tmp_path / "res" / "eunomia.db")
     try:
         info = db.require_run("m")
@@ -156,7 +158,8 @@ def test_eval_two_models_prints_the_leaderboard(served: FakeLLM, tmp_path: Path)
     assert "Tasks: openai:fake-poor judged by" in out and "Tasks: openai:fake-good" in out
     board = out[out.index("Leaderboard"):].splitlines()
     rows = [line for line in board if "openai:fake-" in line]
-    assert "openai:fake-good" in rows[0] and "5.00 [5.00, 5.00]" in rows[0]
+    # 3 cases: the leaderboard says too few rather than a certain-looking [5.00, 5.00]
+    assert "openai:fake-good" in rows[0] and "5.00 (too few cases to tell, n=3)" in rows[0]
     assert "openai:fake-poor" in rows[1] and "2.00" in rows[1]
     assert rows[0].count("★") == 1 and rows[1].count("★") == 1  # both on the front
 

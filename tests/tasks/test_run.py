@@ -16,11 +16,13 @@ from tests.tasks.fake_llm import FakeLLM
 
 from eunomia.api import RunOptions, TaskRunReport, TaskSelection, run_tasks
 from eunomia.judge import SCORES
+from eunomia.kinds.tasks import print_tasks_summary
 from eunomia.models import resolve_spec
 from eunomia.scheduler import RetryPolicy
 from eunomia.stats import quadratic_weighted_kappa
 from eunomia.store import RunStore
 from eunomia.tasks import TaskSuite, load_suites
+from eunomia.viewer import render_run
 
 OPTIONS = RunOptions(4, RetryPolicy(retries=1, timeout_s=10, backoff_initial_s=0.001,
                                     backoff_max_s=0.01))
@@ -153,6 +155,22 @@ async def test_weighted_mean_and_judge_human_agreement(fake_llm: FakeLLM,
     # the summary gives no kappa, the formula itself still gives it
     assert agr.qwk is None
     assert s.power is not None and s.power.n == 3 and s.power.too_few and s.power.mde is None
+    # every view says so, never a kappa of 0.000 shown as certain
+    console = Console(record=True, width=200)
+    print_tasks_summary(console, s, str(tmp_path))
+    kappa = next(line for line in console.export_text().splitlines()
+                 if "quadratic-weighted kappa" in line)
+    assert "too few cases to tell (3 cases; at least 10 are needed)" in kappa
+    data = json.loads((tmp_path / "r1/tasks_results.json").read_text())
+    assert data["judge_agreement"]["qwk"] is None
+    assert data["judge_agreement"]["qwk_text"].startswith("too few cases to tell (3 cases")
+    db = RunStore(tmp_path / "eunomia.db")
+    try:
+        page = " ".join(render_run(db, "r1").split())
+    finally:
+        db.close()
+    assert "Mean judge score [95% CI], whole run" in page
+    assert "3.00 (too few cases to tell, n=3)" in page
     assert quadratic_weighted_kappa([5, 3, 4], [5, 3, 1], list(SCORES)) \
         == pytest.approx(1 - 9 / 13)
 
@@ -288,12 +306,16 @@ async def test_summary_table_has_flat_and_weighted_intervals(fake_llm: FakeLLM,
     assert (overall["grouping"], overall["value"], overall["cases"]) == ("overall", "all", "3")
     assert float(overall["mean"]) == 3.0
     assert float(overall["weighted_mean"]) == pytest.approx(14 / 6, abs=1e-4)
-    assert float(overall["mean_ci_low"]) <= 3.0 <= float(overall["mean_ci_high"])
+    # 3 cases: too few for an interval, so none is written (and the JSON says why)
+    assert overall["mean_ci_low"] == overall["mean_ci_high"] == ""
     groups = {(r["grouping"], r["value"]) for r in rows}
     assert {("kind", "general_knowledge"), ("difficulty", "hard"), ("suite", "gk"),
             ("category", "General Knowledge"), ("sub_category", "(none)")} <= groups
     data = json.loads((tmp_path / "r1/tasks_results.json").read_text())
     assert data["overall_weighted_mean"]["estimate"] == pytest.approx(14 / 6)
+    assert data["overall_mean"]["too_few"] is True and data["overall_mean"]["low"] is None
+    assert data["power"]["too_few"] is True
+    assert data["power"]["text"].startswith("too few cases to tell (3 cases")
 
 
 async def test_repeats_show_where_the_candidate_is_inconsistent(

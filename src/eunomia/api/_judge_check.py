@@ -243,8 +243,8 @@ def check_before_eval(
     verdicts = [StoredVerdict(
         judge=judge.spec, suite=v.suite, level=v.level, text=v.text,
         auc=None if v.auc is None else v.auc.estimate,
-        auc_low=None if v.auc is None else v.auc.low,
-        auc_high=None if v.auc is None else v.auc.high, lenient=v.lenient)
+        auc_low=None if v.auc is None or v.auc.too_few else v.auc.low,  # too few: no bounds
+        auc_high=None if v.auc is None or v.auc.too_few else v.auc.high, lenient=v.lenient)
         for v in outcome.verdicts]
     return StoredCheck(run=outcome.run_name, judge=judge.spec, verdicts=verdicts,
                        failed=outcome.failed)

@@ -12,6 +12,7 @@ from eunomia.exports._jsonl import TextSink
 from eunomia.exports._junit import JUnitCase, JUnitWriter
 from eunomia.exports._markdown import fmt, md_table, md_text
 from eunomia.exports._records import Outcome
+from eunomia.stats import TOO_FEW
 
 if TYPE_CHECKING:
     from eunomia.compare import CaseChange, ChangeKind, Comparison, MetricDelta
@@ -136,6 +137,8 @@ def comparison_summary(c: Comparison, report: str | None = None,
     for m in c.overall.metrics():
         interval = "-" if m.low is None or m.high is None else \
             f"[{_value(m, m.low, True)}, {_value(m, m.high, True)}]"
+        if m.too_few:  # no interval, p-value or verdict from a handful of cases
+            interval = TOO_FEW
         star = " *" if m.significant else ""
         rows.append([md_text(m.label), _value(m, m.a), _value(m, m.b),
                      _value(m, m.delta, True) + star, interval,
@@ -145,6 +148,10 @@ def comparison_summary(c: Comparison, report: str | None = None,
                       [False, True, True, True, True, True, False, False, True])
     lines += ["", f"\\* p < {c.alpha:g}. {c.overall.paired_cases} case(s) paired, "
               f"{c.overall.scored_both} scored on both sides.", ""]
+    if c.power is not None:  # what it could have detected, as the terminal says it
+        lines += ["**What this comparison could detect**", ""]
+        lines += [f"- {md_text(line, 1000)}" for line in c.power.lines(c.overall.score.unit)]
+        lines += [""]
     counts = c.counts()
     lines += ["Cases: " + ", ".join(f"{n} {_LABELS[k]}" for k, n in counts.items() if n), ""]
     lines += _worse_cases(c.cases_of(*_BAD), worst)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from eunomia.exports._records import ResultRecord
 from eunomia.report import Columns, LeaderboardRow
+from eunomia.stats import TOO_FEW
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -116,6 +117,8 @@ def _interval(row: LeaderboardRow, digits: int) -> str:
     s = row.score
     if s is None:
         return "-"
+    if s.too_few:  # no interval over a handful of cases
+        return f"{s.estimate:.{digits}f} ({TOO_FEW}, n={s.n})"
     return f"{s.estimate:.{digits}f} [{s.low:.{digits}f}, {s.high:.{digits}f}]"
 
 

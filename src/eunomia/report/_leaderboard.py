@@ -20,7 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from eunomia.files import write_text_atomic
-from eunomia.stats import Interval, pareto_front
+from eunomia.stats import TOO_FEW, Interval, pareto_front
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +99,16 @@ def rank(rows: Sequence[LeaderboardRow]) -> list[LeaderboardRow]:
     return marked
 
 
+def score_text(score: Interval | None, digits: int) -> str:
+    """A leaderboard score with its interval, or with "too few cases to tell" in its place
+    below ``defaults.MIN_CASES_FOR_INTERVAL`` cases."""
+    if score is None:
+        return "-"
+    if score.too_few:
+        return f"{score.estimate:.{digits}f} ({TOO_FEW}, n={score.n})"
+    return f"{score.estimate:.{digits}f} [{score.low:.{digits}f}, {score.high:.{digits}f}]"
+
+
 def print_leaderboard(console: Console, rows: Sequence[LeaderboardRow],
                       columns: Columns) -> None:
     table = Table(title="Leaderboard (★ = on the cost/quality Pareto front)",
@@ -109,10 +119,8 @@ def print_leaderboard(console: Console, rows: Sequence[LeaderboardRow],
              "Failed", columns.cost, "Mean latency", columns.consistency]
     for i, name in enumerate(names):
         table.add_column(name, justify="left" if i < 2 else "right")
-    d = columns.score_digits
     for r in rows:
-        score = "-" if r.score is None else (
-            f"{r.score.estimate:.{d}f} [{r.score.low:.{d}f}, {r.score.high:.{d}f}]")
+        score = score_text(r.score, columns.score_digits)
         detected = ["-" if r.detection_rate is None else f"{100 * r.detection_rate:.1f}%"]
         table.add_row(
             "★" if r.pareto else "", escape(r.target), score,
@@ -134,10 +142,11 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow], columns: Columns) -> str:
     """The ranked rows as CSV, in the terminal's order, numbers unrounded.
 
     ``score`` is the score % (scenarios) or the mean judge score 0-5 (task suites), with
-    its 95% bootstrap interval; ``consistency`` is Fleiss' kappa or Krippendorff's alpha
-    across repeats (empty with one repeat); with ``eval``'s content-free control, ``floor_*``
-    its mean and the paired difference (target − control) with its interval, and
-    ``no_better_than_floor``; empty cells are unknown values.
+    its 95% bootstrap interval (empty, and ``score_too_few`` yes, below
+    ``defaults.MIN_CASES_FOR_INTERVAL`` cases); ``consistency`` is Fleiss' kappa or
+    Krippendorff's alpha across repeats (empty with one repeat); with ``eval``'s content-free
+    control, ``floor_*`` its mean and the paired difference (target − control) with its
+    interval, and ``no_better_than_floor``; empty cells are unknown values.
     """
     def num(value: float | None) -> str:
         return "" if value is None else repr(float(value))
@@ -154,15 +163,19 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow], columns: Columns) -> str:
     writer.writerow(["rank", "target", "pareto_front", "score", "score_ci_low",
                      "score_ci_high", *(["detection_rate"] if columns.detection else []),
                      "cases", "failed", "total_cost", "mean_latency_s", "consistency",
+                     "score_too_few",
                      *(["floor_mean", "floor_difference", "floor_ci_low", "floor_ci_high",
                         "no_better_than_floor"] if floors else [])])
     for position, r in enumerate(rows, start=1):
+        few = r.score is not None and r.score.too_few
         writer.writerow([
             position, r.target, "yes" if r.pareto else "no",
             num(r.score.estimate if r.score else None),
-            num(r.score.low if r.score else None), num(r.score.high if r.score else None),
+            num(r.score.low if r.score and not few else None),
+            num(r.score.high if r.score and not few else None),
             *([num(r.detection_rate)] if columns.detection else []),
             r.cases, r.failed, num(r.total_cost), num(r.mean_latency_s), num(r.consistency),
+            "yes" if few else "no",
             *(floor(r.floor) if floors else []),
         ])
     return out.getvalue()

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from statistics import NormalDist, stdev
 
 from eunomia import defaults
+from eunomia.stats._intervals import Interval
 
 _NORMAL = NormalDist()
 
@@ -41,6 +42,34 @@ TOO_FEW = "too few cases to tell"
 def too_few_text(n: int) -> str:
     return (f"{TOO_FEW} ({n} case{'s' if n != 1 else ''}; at least "
             f"{defaults.MIN_CASES_FOR_INTERVAL} are needed)")
+
+
+def ci_text(interval: Interval | None, digits: int = 2, sign: str = "",
+            scale: float = 1.0, unit: str = "") -> str:
+    """An estimate with its interval for a table cell: ``"0.62 [0.41, 0.80]"``; the
+    estimate alone when the interval has no width; ``"0.62 (too few cases to tell, n=3)"``
+    below ``defaults.MIN_CASES_FOR_INTERVAL``; ``"-"`` for none. ``scale`` and ``unit``
+    show a rate as a percentage (100, ``"%"``)."""
+    if interval is None:
+        return "-"
+
+    def f(v: float) -> str:
+        return f"{scale * v:{sign}.{digits}f}{unit}"
+    if interval.too_few:
+        return f"{f(interval.estimate)} ({TOO_FEW}, n={interval.n})"
+    if interval.low == interval.high:
+        return f(interval.estimate)
+    return f"{f(interval.estimate)} [{f(interval.low)}, {f(interval.high)}]"
+
+
+def interval_json(interval: Interval | None) -> dict[str, object] | None:
+    """An interval for a JSON file, with ``too_few`` (then no bounds: they mean nothing)."""
+    if interval is None:
+        return None
+    few = interval.too_few
+    return {"estimate": interval.estimate, "low": None if few else interval.low,
+            "high": None if few else interval.high, "n": interval.n,
+            "confidence": interval.confidence, "too_few": few}
 
 
 def _z_sum(alpha: float, power: float) -> float:

@@ -32,7 +32,7 @@ from eunomia.kinds.judge_check._summary import (
     group_check,
 )
 from eunomia.kinds.judge_check._work import CheckedAnswer
-from eunomia.stats import Interval
+from eunomia.stats import Interval, interval_json
 from eunomia.store import CaseRow, RunInfo, RunStore
 from eunomia.tasks import read_suite
 
@@ -126,9 +126,9 @@ def judge_summary(store: RunStore, run: RunInfo, target: str) -> JudgeCheckSumma
     return summary
 
 
-def _interval(i: Interval | None) -> dict[str, float] | None:
-    return None if i is None else {"estimate": i.estimate, "low": i.low, "high": i.high,
-                                   "n": i.n}
+def _interval(i: Interval | None) -> dict[str, object] | None:
+    """The interval with ``too_few`` (then no bounds: too few cases to tell)."""
+    return interval_json(i)
 
 
 def verdict_json(v: JudgeVerdict) -> dict[str, Any]:

@@ -46,13 +46,14 @@ class StoredVerdict(BaseModel):
 
     def short(self) -> str:
         """The verdict in a few words, with the AUC (the report's card, the CSV)."""
-        auc = "" if self.auc is None else (
-            f" (AUC {self.auc:.2f}, 95% CI {self.auc_low or 0:.2f}-{self.auc_high or 0:.2f})")
+        auc = "" if self.auc is None else f" (AUC {self.auc:.2f}; too few cases to tell)" \
+            if self.auc_low is None or self.auc_high is None else (
+            f" (AUC {self.auc:.2f}, 95% CI {self.auc_low:.2f}-{self.auc_high:.2f})")
         if self.lenient and self.level in ("good", "weak"):
             return "lenient: an answer that says nothing scores 2 or more" + auc
         return {"good": "can judge", "weak": "judges only weakly",
                 "cannot_tell": "cannot tell good from bad: its scores are not evidence",
-                "unknown": "too few scored answers to tell"}[self.level] + auc
+                "unknown": "too few cases to tell"}[self.level] + auc
 
 
 class StoredCheck(BaseModel):

@@ -9,6 +9,7 @@ from eunomia.judge import KIND_WORDS
 from eunomia.kinds import READ_ERRORS
 from eunomia.kinds.judge_check._summary import JudgeCheckSummary
 from eunomia.report.html import CostBook, GroupReport, Metric, generic_group, targets_of
+from eunomia.stats import too_few_text
 from eunomia.store import CaseRow, RunInfo, SuiteInfo
 
 
@@ -36,6 +37,7 @@ def report_groups(summary_of: Callable[[str], JudgeCheckSummary], run: RunInfo,
                 Metric("Verdict", None, "text", v.text),
                 Metric("AUC good vs bad", check.auc.estimate if check.auc else None),
                 Metric("AUC 95% CI", None, "text", "-" if check.auc is None else
+                       too_few_text(check.auc.n) if check.auc.too_few else
                        f"{check.auc.low:.2f}-{check.auc.high:.2f}"),
                 Metric("Weighted AUC", check.weighted_auc.estimate
                        if check.weighted_auc else None),

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from eunomia import defaults
 from eunomia.judge import (
     CONTENT_FREE,
     GOOD,
@@ -25,6 +26,7 @@ from eunomia.judge import (
 )
 from eunomia.kinds._task_suites import BAD_CONTROLS, CONTROLS, FLOOR_CONTROLS
 from eunomia.stats import (
+    TOO_FEW,
     Interval,
     auc,
     bootstrap_mean_ci,
@@ -134,6 +136,11 @@ def judge_verdict(judge: str, suite: str | None, auc_ci: Interval | None,
     if auc_ci is None:
         level: Level = "unknown"
         text = f"too few scored answers to tell whether this judge can judge on {where}"
+    elif auc_ci.too_few:  # an AUC over a handful of cases: no interval, no verdict
+        level = "unknown"
+        text = (f"{TOO_FEW} whether this judge can judge on {where} (AUC "
+                f"{auc_ci.estimate:.2f} over {auc_ci.n} case(s); at least "
+                f"{defaults.MIN_CASES_FOR_INTERVAL} are needed)")
     elif auc_ci.low <= 0.5:
         level = "cannot_tell"
         text = CANNOT_TELL.format(where=where) + f" ({_interval_text(auc_ci)}"
@@ -146,12 +153,12 @@ def judge_verdict(judge: str, suite: str | None, auc_ci: Interval | None,
     else:
         level = "good"
         text = f"this judge tells good from bad answers on {where} ({_interval_text(auc_ci)})"
-    if weighted is not None and auc_ci is not None \
+    if weighted is not None and auc_ci is not None and not auc_ci.too_few \
             and abs(weighted.estimate - auc_ci.estimate) >= SAME_AUC:
         better = "better" if weighted.estimate > auc_ci.estimate else "worse"
         text += (f"; its probability-weighted scores separate them {better} "
                  f"({_interval_text(weighted)})")
-    if verbosity is not None and verbosity.low > 0:
+    if verbosity is not None and not verbosity.too_few and verbosity.low > 0:
         text += (f"; it rewards padding: irrelevant text added to the reference raises its "
                  f"score by {verbosity.estimate:+.2f} (95% CI {verbosity.low:+.2f} to "
                  f"{verbosity.high:+.2f})")

@@ -12,18 +12,14 @@ from eunomia.judge import KIND_WORDS
 from eunomia.kinds._task_suites import EASY_CONTROLS, FLOOR_CONTROLS
 from eunomia.kinds.judge_check._summary import GroupCheck, JudgeCheckSummary, JudgeVerdict
 from eunomia.report import LeaderboardRow
-from eunomia.stats import Interval
+from eunomia.stats import Interval, ci_text
 
 _MAX_FAILURES_SHOWN = 10
 STYLES = {"good": "green", "weak": "yellow", "cannot_tell": "bold red", "unknown": "bold red"}
 
 
 def _ci(i: Interval | None, digits: int = 2, sign: str = "") -> str:
-    if i is None:
-        return "-"
-    if i.low == i.high:
-        return f"{i.estimate:{sign}.{digits}f}"
-    return f"{i.estimate:{sign}.{digits}f} [{i.low:{sign}.{digits}f}, {i.high:{sign}.{digits}f}]"
+    return ci_text(i, digits, sign)  # "too few cases to tell" below the minimum
 
 
 def _opt(value: float | None, fmt: str = "{:.2f}") -> str:

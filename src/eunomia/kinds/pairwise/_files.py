@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from eunomia import stats
 from eunomia.exports import CsvOutput, write_json_streaming
 from eunomia.judge import Winner
 from eunomia.kinds import Exported
@@ -146,9 +147,9 @@ def pairwise_summary(store: RunStore, run: RunInfo) -> PairwiseSummary:
     return s
 
 
-def interval_json(i: Interval | None) -> dict[str, float] | None:
-    return None if i is None else {"estimate": i.estimate, "low": i.low, "high": i.high,
-                                   "n": i.n}
+def interval_json(i: Interval | None) -> dict[str, object] | None:
+    """With ``too_few`` (then no bounds: too few cases to tell)."""
+    return stats.interval_json(i)
 
 
 def rates_json(r: Rates) -> dict[str, Any]:

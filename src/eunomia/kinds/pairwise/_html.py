@@ -10,6 +10,7 @@ from eunomia.kinds import READ_ERRORS
 from eunomia.kinds.pairwise._summary import PairwiseSummary
 from eunomia.kinds.pairwise._terminal import pct
 from eunomia.report.html import CostBook, GroupReport, Metric, generic_group, targets_of
+from eunomia.stats import too_few_text
 from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
 
@@ -43,8 +44,9 @@ def report_groups(summary_of: Callable[[], PairwiseSummary], store: RunStore, ru
                     Metric(f"{b} preference", mine.preference.estimate
                            if mine.preference else None),
                     Metric("Preference 95% CI", None, "text", "-" if mine.preference
-                           is None else f"{mine.preference.low:.2f}-"
-                                        f"{mine.preference.high:.2f}"),
+                           is None else too_few_text(mine.preference.n)
+                           if mine.preference.too_few else f"{mine.preference.low:.2f}-"
+                                                           f"{mine.preference.high:.2f}"),
                     Metric("Cases compared", mine.cases, "int"),
                     *group.metrics,
                 ]

@@ -23,7 +23,7 @@ from typing import Literal
 from eunomia import defaults
 from eunomia.judge import Winner
 from eunomia.kinds.pairwise._result import outcome_of
-from eunomia.stats import Interval
+from eunomia.stats import TOO_FEW, Interval
 from eunomia.tasks import category_for
 
 FAILURES_KEPT = 200
@@ -103,7 +103,8 @@ class Position:
     def biased(self) -> bool:
         """Whether the first-position rate's interval excludes ½."""
         r = self.first_rate
-        return r is not None and self.decisive >= FEW and (r.low > 0.5 or r.high < 0.5)
+        return r is not None and self.decisive >= FEW and not r.too_few \
+            and (r.low > 0.5 or r.high < 0.5)
 
     @property
     def consistency(self) -> float | None:
@@ -113,9 +114,11 @@ class Position:
         r = self.first_rate
         if r is None:
             return "Position bias: no decisive verdict to measure it on"
+        ci = (TOO_FEW if r.too_few else
+              f"95% CI {100 * r.low:.0f}-{100 * r.high:.0f}%")
         text = (f"Position bias: the judge preferred the answer shown first in "
-                f"{100 * r.estimate:.0f}% of its {self.decisive} decisive verdicts (95% CI "
-                f"{100 * r.low:.0f}-{100 * r.high:.0f}%; 50% = no bias)")
+                f"{100 * r.estimate:.0f}% of its {self.decisive} decisive verdicts ({ci}; "
+                "50% = no bias)")
         if self.biased:
             text += "; a bias, cancelled in the rates by judging both orders"
         return (text + f"; the verdict flipped with the order on {self.flipped} of "
@@ -134,6 +137,12 @@ def verdict(first: str, second: str, overall: Rates | None) -> PairVerdictText:
     if overall is None or p is None:
         return PairVerdictText("unknown", "no case was judged in both orders: nothing to "
                                           "compare")
+    if p.too_few:  # no winner from a handful of cases
+        return PairVerdictText("unknown", (
+            f"{TOO_FEW} which of {second} and {first} is better ({overall.cases} case(s); "
+            f"at least {defaults.MIN_CASES_FOR_INTERVAL} are needed): {second} wins "
+            f"{100 * overall.win.estimate if overall.win else 0:.0f}% of them, its preference "
+            f"{p.estimate:.2f}"))
     shares = (f"{second} wins {_pct(overall.win)}, ties {_pct(overall.tie)} and loses "
               f"{_pct(overall.loss)} of {overall.cases} cases against {first}; its "
               f"preference {p.estimate:.2f} (95% CI {p.low:.2f}-{p.high:.2f})")

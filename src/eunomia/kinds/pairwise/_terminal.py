@@ -9,7 +9,7 @@ from rich.text import Text
 
 from eunomia.kinds.pairwise._summary import PairwiseSummary, Rates, SideFigures, flipped
 from eunomia.report import Columns, LeaderboardRow, print_leaderboard, rank
-from eunomia.stats import Interval
+from eunomia.stats import Interval, ci_text
 
 PAIRWISE_COLUMNS = Columns("Model", "Preference over the other (95% CI)", 2, "Candidate cost",
                            "Order consistency", detection=False,
@@ -25,11 +25,14 @@ def pct(i: Interval | None) -> str:
     """A rate with its interval, in percent: ``40% [25-57]``."""
     if i is None:
         return "-"
+    if i.too_few:
+        return ci_text(i, 0, scale=100, unit="%")  # "40% (too few cases to tell, n=5)"
     return f"{100 * i.estimate:.0f}% [{100 * i.low:.0f}-{100 * i.high:.0f}]"
 
 
 def _num(i: Interval | None) -> str:
-    return "-" if i is None else f"{i.estimate:.2f} [{i.low:.2f}, {i.high:.2f}]"
+    return ci_text(i) if i is None or i.too_few else \
+        f"{i.estimate:.2f} [{i.low:.2f}, {i.high:.2f}]"
 
 
 def _row(r: Rates) -> list[Text | str]:

@@ -12,6 +12,7 @@ from eunomia.compare import CaseFacts
 from eunomia.files import file_safe
 from eunomia.kinds import Exported, Finished, LiveExport
 from eunomia.kinds.scenarios._compare import facts_of
+from eunomia.kinds.scenarios._figures import ChangeBook, figure_rows
 from eunomia.kinds.scenarios._files import ScenarioExporter
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.kinds.scenarios._summary import ScenarioSummary, against_baseline
@@ -24,7 +25,8 @@ from eunomia.store import RunInfo, RunStore
 class ScenarioExport:
     """The result files of one scenario on one target, fed one outcome at a time."""
 
-    def __init__(self, results_dir: Path, run: RunInfo, scenario: Scenario, target: str) -> None:
+    def __init__(self, results_dir: Path, run: RunInfo, scenario: Scenario, target: str,
+                 store: RunStore | None = None) -> None:
         base = results_dir / run.name
         self.target = target
         self.scenario = scenario
@@ -32,6 +34,9 @@ class ScenarioExport:
                        else base / scenario.name)
         self.exporter = ScenarioExporter(self.folder, scenario)
         self.summary = ScenarioSummary(scenario)
+        self.changes = ChangeBook(scenario)
+        self.store = store
+        """Where a case's diagram is read when the scenario holds no text (a stored run)."""
         repeats = int(run.settings.get("repeats", 1))
         self.consistency = ConsistencySummary(scenario) if repeats > 1 else None
         self._repeats: dict[str, list[CaseOutcome]] = {}
@@ -40,6 +45,7 @@ class ScenarioExport:
 
     def add(self, outcome: CaseOutcome) -> None:
         self.summary.add(outcome)
+        self.changes.add(outcome)
         self.exporter.write_case(outcome)
         facts = facts_of(self.scenario, outcome.score) \
             if outcome.ok and outcome.score is not None else None
@@ -62,6 +68,7 @@ class ScenarioExport:
             "eunomia_version": run.eunomia_version,
             "repeats": run.settings.get("repeats", 1),
         }
+        self.summary.by_change, self.summary.localized = self.changes.finish(self.store)
         warnings = run_warnings(self.summary)
         notes: list[str] = []
         baseline = against_baseline(self.scenario, self._facts, self.target)
@@ -74,7 +81,7 @@ class ScenarioExport:
         files = self.exporter.finish(self.summary, meta, self.consistency, warnings)
         return Exported(self.target, self.folder, self.summary, suite=self.scenario.name,
                         failed=self.summary.failed, consistency=self.consistency, files=files,
-                        warnings=warnings, notes=notes)
+                        warnings=warnings, notes=notes, figures=figure_rows(self.summary))
 
 
 class ScenarioLiveExport(LiveExport[CaseOutcome, ScenarioSummary]):
@@ -101,7 +108,7 @@ def export_scenarios(store: RunStore, run: RunInfo,
     for suite in store.suites(run):
         scenario, prices = stored_scenario(store, suite.definition, suite.prices)
         for target in store.targets_of(run, suite.name) or run.targets[:1]:
-            export = ScenarioExport(results_dir, run, scenario, target)
+            export = ScenarioExport(results_dir, run, scenario, target, store)
             for row in store.iter_cases(run, suite.name, target):  # ordered by case, repeat
                 export.add(outcome_from_row(store, scenario, prices, row))
             out.append(export.finish(run))

@@ -18,6 +18,8 @@ from eunomia.athena import AthenaFeedback
 from eunomia.compare import CaseFacts
 from eunomia.errors import EunomiaError
 from eunomia.kinds.scenarios._compare import facts_of
+from eunomia.kinds.scenarios._figures import stored_request
+from eunomia.kinds.scenarios._html_figures import add_figures, mutations_of
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.kinds.scenarios._summary import ScenarioSummary, against_baseline
 from eunomia.kinds.scenarios._terminal import scenario_row
@@ -148,10 +150,13 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
         known = facts_of(scenario, o.score) if o.ok and o.score is not None else None
         if known is not None:
             facts[o.case].append(known)
+    add_figures(group, store, scenario, summary, outcomes)  # interval, MDE, by element type
     baseline = against_baseline(scenario, facts, target)
     if baseline is not None:
         group.metrics.append(Metric(f"Against {BASELINE_DEFAULT}", None, "text",
-                                    ("better: " if baseline.better else "NOT better: ")
+                                    ("better: " if baseline.better else
+                                     "too few cases to tell: " if baseline.score.too_few
+                                     else "NOT better: ")
                                     + baseline.verdict))
         if baseline.warning is not None:
             group.warnings.append(baseline.warning)
@@ -227,6 +232,7 @@ def _worst(scenario: Scenario, outcomes: Sequence[CaseOutcome], limit: int,
             feedback=tuple(replace(v, marks=m, unplaced=u) for v, m, u in
                            zip(views, marked.marks, marked.unplaced, strict=True)),
             drawing=replace(drawing, highlight=marked.highlight),
+            mutations=mutations_of(scenario, o.case),
             criteria=tuple(
                 page.CriterionMiss(
                     cr.criterion_textual_id, scenario.criteria[cr.criterion_id - 1].title,
@@ -304,15 +310,8 @@ def case_submission(store: RunStore, scenario: Scenario, case_name: str,
     then comes from the stored scenario, else from the case file, drawn only when its
     text rendering is the one the request holds (the file has not changed since).
     """
-    data: Any = None
-    if request_hash:
-        try:
-            data = store.get_json(request_hash)
-        except (EunomiaError, ValueError):
-            data = None
-    submission = data.get("submission") if isinstance(data, dict) else None
-    if isinstance(submission, dict) and isinstance(submission.get("model"), str):
-        raw: str = submission["model"]
+    data, raw = stored_request(store, request_hash)
+    if raw is not None:
         diagram, why = read_diagram(raw)
         if diagram is None:
             return CaseDiagram(None, "the stored request", f"its submission is {why}"), \

@@ -28,11 +28,13 @@ from eunomia.scoring import (
     CaseOutcome,
     CaseScore,
     CaseStatus,
+    ChangeRow,
+    LocalizationRow,
     attribution_note,
     score_case,
     tokens_disagree,
 )
-from eunomia.stats import Interval, Power, cluster_mean_ci, score_power
+from eunomia.stats import TOO_FEW, Interval, Power, cluster_mean_ci, score_power
 
 
 @dataclass(slots=True)
@@ -149,6 +151,11 @@ class ScenarioSummary:
     reported_token_sums: list[int] = field(default_factory=lambda: [0, 0])
     metered_token_sums: list[int] = field(default_factory=lambda: [0, 0])
     """Input and output tokens of the cases compared (system's own; metered)."""
+    by_change: list[ChangeRow] = field(default_factory=list)
+    """Detection by element type, kind of change and operator (set when the run's files
+    are written: ``_figures.ChangeBook``)."""
+    localized: list[LocalizationRow] = field(default_factory=list)
+    """Whether feedback on changed instructions names the changed elements, per type."""
 
     def __post_init__(self) -> None:
         self.criteria = {c.id: CriterionStats() for c in self.scenario.criteria}
@@ -307,6 +314,11 @@ class ScenarioSummary:
             sums.setdefault(case, []).append(value)
         return [math.fsum(v) / len(v) for v in sums.values()]
 
+    @property
+    def repeated(self) -> bool:
+        """Some case was scored more than once (``--repeat``): its repeats are one cluster."""
+        return len(set(self.score_cases)) < len(self.score_cases)
+
     def power(self, effect: float | None = None) -> Power:
         """What a future comparison on these cases could detect: the minimum detectable
         score difference (points) at 80% power, planned from the spread of the case scores;
@@ -335,8 +347,11 @@ class ScenarioSummary:
 def score_interval(summaries: Sequence[ScenarioSummary]) -> Interval | None:
     """The average case score % of one target over its scenarios, with a 95% bootstrap
     interval that resamples cases (each case's repeats together, as one cluster)."""
-    values = [v for s in summaries for v in s.score_values]
-    clusters = [(s.scenario.name, c) for s in summaries for c in s.score_cases]
+    # in case order, whatever order cases finished in (the bootstrap resamples a list)
+    pairs = sorted(((s.scenario.name, c), v) for s in summaries
+                   for c, v in zip(s.score_cases, s.score_values, strict=True))
+    values = [v for _, v in pairs]
+    clusters = [c for c, _ in pairs]
     return cluster_mean_ci(values, clusters, confidence=defaults.CONFIDENCE,
                            resamples=defaults.BOOTSTRAP_RESAMPLES, seed=defaults.BOOTSTRAP_SEED)
 
@@ -382,6 +397,10 @@ class BaselineComparison:
         """None when the target is significantly better than the baseline."""
         if self.better:
             return None
+        if self.score.too_few:  # no verdict either way from a handful of cases
+            return (f"{TOO_FEW} whether it is better than {BASELINE_DEFAULT} ({self.cases} "
+                    f"case(s); at least {defaults.MIN_CASES_FOR_INTERVAL} are needed): "
+                    f"{self.verdict}")
         worse = self.score.delta is not None and self.score.delta < 0 and self.score.significant
         return (f"{'significantly worse than' if worse else 'not significantly better than'} "
                 f"{BASELINE_DEFAULT}: {self.verdict}")

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from eunomia.kinds.scenarios._figures import rate_text
 from eunomia.kinds.scenarios._files import summary_rows
 from eunomia.kinds.scenarios._summary import ScenarioSummary, score_interval
 from eunomia.report import LeaderboardRow, rank
@@ -66,8 +67,42 @@ def print_scenario_summary(console: Console, summary: ScenarioSummary, folder: s
                           _pct(ist.miss_rate), str(ist.returned_unexpected))
         console.print(table)
 
+    print_by_change(console, summary)
     _print_failures(console, summary)
     console.print(f"Results: {escape(folder)}")
+
+
+_GROUPINGS = {"element_type": "element type", "change": "change", "operator": "operator"}
+
+
+def print_by_change(console: Console, summary: ScenarioSummary) -> None:
+    """Detection by element type, kind of change and operator (worst first, the first
+    :data:`_TOP_INSTRUCTIONS` of each), and localization per element type."""
+    if not summary.by_change:
+        return
+    table = Table(title="Where it struggles: element types and changes (each case once)",
+                  title_justify="left")
+    table.add_column("By")
+    table.add_column("Element type / change / operator")
+    table.add_column("Cases", justify="right")
+    table.add_column("Generated", justify="right")
+    table.add_column("Detected correctly (95% CI)", justify="right")
+    shown: dict[str, int] = {}
+    for r in summary.by_change:
+        shown[r.grouping] = shown.get(r.grouping, 0) + 1
+        if shown[r.grouping] <= _TOP_INSTRUCTIONS:
+            table.add_row(_GROUPINGS[r.grouping], escape(r.key), str(r.cases),
+                          str(r.generated), escape(rate_text(r)))
+    console.print(table)
+    hidden = sum(max(0, n - _TOP_INSTRUCTIONS) for n in shown.values())
+    if hidden:
+        console.print(f"... and {hidden} more rows in tables/element_types.csv")
+    located = [r for r in summary.localized if r.items]
+    if located:
+        console.print("Localization (feedback on a changed instruction naming a changed "
+                      "element): " + "; ".join(
+                          f"{escape(r.element_type)} {r.on_change}/{r.naming}"
+                          for r in located[:_TOP_INSTRUCTIONS]))
 
 
 def _print_failures(console: Console, summary: ScenarioSummary) -> None:

@@ -81,6 +81,7 @@ from eunomia.kinds.tasks._tables import (
     agreement_rows,
     case_fields,
     failure_json,
+    power_text,
     prob_text,
     repeat_case_json,
     repeat_row,
@@ -92,6 +93,7 @@ from eunomia.kinds.tasks._tables import (
 )
 from eunomia.kinds.tasks._warnings import run_warnings
 from eunomia.pricing import PriceTable
+from eunomia.stats import ci_text
 from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 from eunomia.tasks import (
     CaseMeta,
@@ -178,6 +180,10 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
     weighted = prob_text(summary)
     if weighted is not None:
         out.figures.append((PROB_LABEL, weighted))
+    if summary.overall is not None:  # the mean's interval (or too few) and the MDE
+        out.figures.append(("Mean judge score (0-5) [95% CI]", ci_text(summary.overall.mean)))
+        out.figures.append(("Could detect (a future comparison of equal size)",
+                            power_text(summary)))
     out.properties += floor_properties(floor)
     for f in floor.lines if floor is not None else ():
         if f.suite is None:

@@ -11,9 +11,10 @@ from eunomia.errors import EunomiaError
 from eunomia.kinds.judge_check import StoredCheck, stored_check
 from eunomia.kinds.tasks._controls import WORDS, read_floor
 from eunomia.kinds.tasks._files import baseline_spec, stored_summary
-from eunomia.kinds.tasks._tables import PROB_LABEL, prob_text
+from eunomia.kinds.tasks._tables import PROB_LABEL, power_text, prob_text
 from eunomia.kinds.tasks._warnings import run_warnings
 from eunomia.report.html import CostBook, GroupReport, Metric, generic_group, targets_of
+from eunomia.stats import ci_text
 from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
 
@@ -42,6 +43,11 @@ def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequenc
                 summary = stored_summary(store, run, g.target,
                                          g.target if len(run.targets) > 1 else None)
                 g.warnings += run_warnings(summary, baseline_spec(run, g.target))
+                if summary.overall is not None:  # the whole run's interval and MDE
+                    g.metrics += [
+                        Metric("Mean judge score [95% CI], whole run", None, "text",
+                               ci_text(summary.overall.mean)),
+                        Metric("Could detect, whole run", None, "text", power_text(summary))]
                 weighted = prob_text(summary)
                 if weighted is not None:  # over the whole run, shown with its first suite
                     g.metrics.append(Metric(f"{PROB_LABEL}, whole run", None, "text",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from eunomia.exports import LIST_HERE, dump_yaml
@@ -17,7 +18,7 @@ from eunomia.judge import judge_trust
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures, mean_score
 from eunomia.kinds.tasks._summary import GroupStat, TasksSummary
 from eunomia.kinds.tasks._summary_rows import RepeatStat, SpeedRow
-from eunomia.stats import Interval
+from eunomia.stats import Interval, ci_text, interval_json, too_few_text
 from eunomia.store import RunInfo
 from eunomia.tasks import CaseMeta, CaseRecord, CaseResult, CheckResult, TaskSuite
 
@@ -128,8 +129,11 @@ def case_fields(raw: dict[str, Any], mine: Sequence[CaseRecord],
 
 
 def _interval(i: Interval | None) -> tuple[str, str, str]:
+    """Estimate, low, high; no bounds below ``defaults.MIN_CASES_FOR_INTERVAL`` cases."""
     if i is None:
         return "", "", ""
+    if i.too_few:
+        return _num(i.estimate), "", ""
     return _num(i.estimate), _num(i.low), _num(i.high)
 
 
@@ -194,6 +198,7 @@ def agreement_rows(s: TasksSummary) -> list[dict[str, Any]]:
         {"metric": "icc_2_1", "value": _num(a.icc)},
         {"metric": "human_scored_cases", "value": a.human_cases},
         {"metric": "judge_human_quadratic_weighted_kappa", "value": _num(a.qwk)},
+        {"metric": "judge_human_kappa_note", "value": qwk_text(s)},  # too few cases to tell
         {"metric": "judge_human_mean_absolute_difference", "value": _num(a.mad)},
     ]
 
@@ -230,10 +235,7 @@ def speed_svg_lines(s: TasksSummary, width: int = 640, height: int = 400) -> Ite
 
 
 def _interval_json(i: Interval | None) -> dict[str, Any] | None:
-    if i is None:
-        return None
-    return {"estimate": i.estimate, "low": i.low, "high": i.high, "n": i.n,
-            "confidence": i.confidence}
+    return interval_json(i)  # with too_few (then no bounds)
 
 
 def repeat_case_json(c: RepeatStat) -> dict[str, Any]:
@@ -255,6 +257,25 @@ def repeat_row(c: RepeatStat) -> dict[str, Any]:
 PROB_LABEL = "Judge score, probability-weighted (G-Eval)"
 
 
+def power_text(s: TasksSummary) -> str:
+    """What a future comparison of these cases could detect on the mean judge score."""
+    p = s.power
+    if p is None or p.too_few or p.mde is None:
+        return too_few_text(0 if p is None else p.n)
+    return (f"{p.mde:.2f} judge points (0-5) at {100 * p.power:.0f}% power, alpha "
+            f"{p.alpha:g}, for a future comparison of {p.n} cases (sd {p.sd or 0.0:.2f} of "
+            "the case scores)")
+
+
+def qwk_text(s: TasksSummary) -> str:
+    """The judge-human quadratic-weighted kappa, or "too few cases to tell" (none below
+    ``defaults.MIN_CASES_FOR_INTERVAL`` human-scored cases)."""
+    a = s.agreement
+    if a is None or not a.human_cases:
+        return "-"
+    return too_few_text(a.human_cases) if a.qwk is None else f"{a.qwk:.3f}"
+
+
 def prob_text(s: TasksSummary) -> str | None:
     """The probability-weighted (G-Eval) judge score in words, or why there is none; None
     without a judge or without a scored case."""
@@ -264,7 +285,7 @@ def prob_text(s: TasksSummary) -> str | None:
         return ("not available: the judge's provider gave no token log-probabilities, so "
                 "every score is the judge's sampled one")
     m = s.prob_mean
-    text = (f"{m.estimate:.2f} [{m.low:.2f}, {m.high:.2f}] over {s.prob_cases} case(s) "
+    text = (f"{ci_text(m)} over {s.prob_cases} case(s) "
             f"(sampled score of the same cases: {s.prob_sampled_mean:.2f})")
     if s.prob_missing:
         text += f"; {s.prob_missing} scored case(s) without log-probabilities left out"
@@ -296,7 +317,10 @@ def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False,
             "cases": LIST_HERE if streamed else [repeat_case_json(c) for c in rc.cases]},
         "judge_agreement": None if a is None else {
             "judge_repeats": a.judge_repeats, "answers": a.answers, "alpha": a.alpha,
-            "icc": a.icc, "human_cases": a.human_cases, "qwk": a.qwk, "mad": a.mad},
+            "icc": a.icc, "human_cases": a.human_cases, "qwk": a.qwk, "mad": a.mad,
+            "qwk_text": qwk_text(s)},
+        "power": None if s.power is None else {
+            **asdict(s.power), "too_few": s.power.too_few, "text": power_text(s)},
         "speed_fit": None if fit is None else {
             "slope_s_per_word": fit.slope, "intercept_s": fit.intercept, "r2": fit.r2,
             "slope_low": fit.slope_low, "slope_high": fit.slope_high, "n": fit.n},

@@ -10,9 +10,9 @@ from rich.table import Table
 
 from eunomia.judge import judge_trust
 from eunomia.kinds.tasks._summary import GroupStat, TasksSummary
-from eunomia.kinds.tasks._tables import prob_text
+from eunomia.kinds.tasks._tables import power_text, prob_text, qwk_text
 from eunomia.report import FloorCell, LeaderboardRow
-from eunomia.stats import Interval
+from eunomia.stats import Interval, ci_text
 from eunomia.tasks import categories
 
 _MAX_FAILURES_SHOWN = 20
@@ -21,11 +21,7 @@ _SHOWN_GROUPINGS = ("kind", "category", "difficulty")
 
 
 def _ci(i: Interval | None) -> str:
-    if i is None:
-        return "-"
-    if i.low == i.high:
-        return f"{i.estimate:.2f}"
-    return f"{i.estimate:.2f} [{i.low:.2f}, {i.high:.2f}]"
+    return ci_text(i)  # "too few cases to tell" below the minimum
 
 
 def _opt(value: float | None, fmt: str = "{:.3f}") -> str:
@@ -62,6 +58,7 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
         (f"Difficulty-weighted mean ({weights})",
          _ci(s.overall.weighted if s.overall else None)),
         *((("Probability-weighted judge score (G-Eval)", prob),) if prob else ()),
+        ("Could detect (a future comparison of equal size)", power_text(s)),
         ("Candidate tokens (in/out)", f"{s.candidate_tokens[0]}/{s.candidate_tokens[1]}"),
         ("Judge tokens (in/out)", f"{s.judge_tokens[0]}/{s.judge_tokens[1]}"),
         ("Cost", _opt(s.cost, "{:.4f}")),
@@ -95,7 +92,7 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
             table.add_row("Self-agreement: ICC(2,1)", _opt(a.icc))
             table.add_row("Answers scored repeatedly", str(a.answers))
         if a.human_cases:
-            table.add_row("Judge vs human: quadratic-weighted kappa", _opt(a.qwk))
+            table.add_row("Judge vs human: quadratic-weighted kappa", qwk_text(s))
             table.add_row("Judge vs human: mean absolute difference", _opt(a.mad))
             table.add_row("Cases with a human score", str(a.human_cases))
         console.print(table)

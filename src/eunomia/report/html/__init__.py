@@ -45,6 +45,7 @@ from eunomia.report.html._model import (
     ModelCost,
     RunListing,
     RunReport,
+    SectionTable,
     WorstCase,
 )
 from eunomia.report.html._plots import Fit, Series, scatter_chart
@@ -82,6 +83,7 @@ __all__ = [
     "ReportKind",
     "RunListing",
     "RunReport",
+    "SectionTable",
     "Series",
     "WorstCase",
     "agreement_chart",

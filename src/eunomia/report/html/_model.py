@@ -194,6 +194,20 @@ class WorstCase:
     feedback: tuple[FeedbackView, ...]
     drawing: CaseDiagram | None = None
     criteria: tuple[CriterionMiss, ...] = ()
+    mutations: tuple[str, ...] = ()
+    """A generated case's mutations of the example solution (``eunomia mutate``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SectionTable:
+    """A table a kind adds to a group's section: title, hint, header and rows of text (the
+    columns from ``numeric_from`` on are figures, aligned right)."""
+
+    title: str
+    hint: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    numeric_from: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +292,9 @@ class GroupReport:
     """The example solution, drawn beside each worst and failed case's submission."""
     undrawn_failures: int = 0
     """Failed cases whose diagram is left out (past the limit of drawings)."""
+    tables: list[SectionTable] = field(default_factory=list)
+    """More tables of the kind's (scenarios: detection by element type, localization,
+    the generated cases and their mutations), shown after the instructions."""
 
     @property
     def key(self) -> str:

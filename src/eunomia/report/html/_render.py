@@ -210,8 +210,9 @@ def speed_chart(report: RunReport) -> Markup | None:
 def front_of(report: RunReport) -> Markup | None:
     """Score against cost of each target of a matrix run (two or more with both known)."""
     lc = report.leaderboard_columns
-    points = [FrontPoint(r.target, r.total_cost, r.score.estimate, r.score.low,
-                         r.score.high, r.pareto)
+    points = [FrontPoint(r.target, r.total_cost, r.score.estimate,  # no bar from too few
+                         r.score.estimate if r.score.too_few else r.score.low,
+                         r.score.estimate if r.score.too_few else r.score.high, r.pareto)
               for r in report.leaderboard if r.total_cost is not None and r.score is not None]
     if len(points) < 2 or lc is None:
         return None
