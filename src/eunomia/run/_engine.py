@@ -180,11 +180,17 @@ async def run_evaluation(
                                                                live)
         print_results(console, kind, report.exported, report.leaderboard)
         if report.cache_hits:
-            console.print(f"{report.cache_hits} request(s) answered from the cache "
-                          "(none made); --no-cache to ask again")
+            console.print(cache_line(report.cache_hits, report.requests_made))
     finally:
         store.close()
     return report
+
+
+def cache_line(cache_hits: int, requests_made: int) -> str:
+    """What the run took from the cache, beside what it asked (retries counted)."""
+    made = f"{requests_made} made" if requests_made else "none made"
+    return (f"{cache_hits} request(s) answered from the cache, {made}; "
+            "--no-cache to ask again")
 
 
 async def _run_target(store: RunStore, run: RunInfo, target: TargetRun[Job, Item],
