@@ -150,9 +150,14 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
             facts[o.case].append(known)
     baseline = against_baseline(scenario, facts, target)
     if baseline is not None:
-        group.metrics.append(Metric(f"Against {BASELINE_DEFAULT}", None, "text",
-                                    ("better: " if baseline.better else "NOT better: ")
-                                    + baseline.verdict))
+        s = baseline.score
+        worse = s.significant and s.delta is not None and s.delta < 0
+        short = ("significantly better" if baseline.better else
+                 "significantly worse" if worse else "not significantly better")
+        group.metrics.append(Metric(
+            f"Against {BASELINE_DEFAULT}", None, "text",
+            short + ("" if s.delta is None else f" ({s.delta:+.1f} points)"),
+            detail=baseline.verdict))
         if baseline.warning is not None:
             group.warnings.append(baseline.warning)
     return group

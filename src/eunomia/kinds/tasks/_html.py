@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from eunomia.errors import EunomiaError
 from eunomia.kinds.judge_check import StoredCheck, stored_check
 from eunomia.kinds.tasks._files import baseline_spec, stored_summary
-from eunomia.kinds.tasks._tables import PROB_LABEL, prob_text
+from eunomia.kinds.tasks._tables import prob_text
 from eunomia.kinds.tasks._warnings import run_warnings
 from eunomia.report.html import CostBook, GroupReport, Metric, generic_group, targets_of
 from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
@@ -41,8 +41,13 @@ def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequenc
                 g.warnings += run_warnings(summary, baseline_spec(run, g.target))
                 weighted = prob_text(summary)
                 if weighted is not None:  # over the whole run, shown with its first suite
-                    g.metrics.append(Metric(f"{PROB_LABEL}, whole run", None, "text",
-                                            weighted))
+                    m = summary.prob_mean
+                    short = "not available" if m is None else \
+                        f"{m.estimate:.2f} [{m.low:.2f}, {m.high:.2f}]"
+                    g.metrics.append(Metric(
+                        "G-Eval judge score, whole run", None, "text", short,
+                        detail="the judge score weighted by the probabilities of its score "
+                               f"tokens: {weighted}"))
             except (EunomiaError, KeyError, TypeError, ValueError, ValidationError):
                 notes.append("the stored suites cannot be read; no warnings checked")
     return groups
