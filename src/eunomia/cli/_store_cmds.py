@@ -75,7 +75,7 @@ def export(
     store: Annotated[Path | None, typer.Option(
         help="Run store (SQLite).", show_default="<results>/eunomia.db")] = None,
     output: Annotated[str | None, typer.Option(
-        metavar="PATH",
+        metavar="<path>",
         help="csv: the folder to write the files under instead of the results folder (a "
              "file name is refused); otherwise the file to write ('-': standard output), or "
              "a folder (existing, or ending in '/') to write it under as <folder>/<run>/.",
