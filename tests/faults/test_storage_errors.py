@@ -99,12 +99,13 @@ def test_unwritable_results_fail_before_any_request(
     assert server.requests == []
     assert _case_count(store, "kept") == 0
     listed = eunomia("runs", "--store", store, cwd=tmp_path)
-    assert run_statuses(listed.stdout)["kept"].startswith("interrupted")  # never "running"
+    # stopped before its first case: no run is kept (issue #30, 5), its name stays free
+    assert "kept" not in run_statuses(listed.stdout)
 
-    results.unlink()  # the folder can be made now: the run continues under its name
-    resumed = eunomia("run", "--resume", "kept", "--results", results, "--store", store,
-                      cwd=tmp_path)
-    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    results.unlink()  # the folder can be made now: the same command works
+    again = eunomia("run", EXAMPLES, "--server-url", server.url, "--run-name", "kept",
+                    "--results", results, "--store", store, cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
     assert len(server.requests) == 14
     assert len(list((results / "kept" / "project_management" / "test_cases").glob("*"))) == 14
 

@@ -84,7 +84,12 @@ def test_checkable_cases_and_their_other_case(tmp_path: Path) -> None:
     # and the answers that look right and are wrong that the case allows
     (_, built), = selected(suite, Selection(("c",)))
     assert "content_free" in built and "Paris" not in built["content_free"]
-    assert [e[0] for e, _ in selected(suite, Selection((), 2))] == ["a", "b"]
+    # --max-cases takes the first cases as eval does; those without a reference among
+    # them are counted, not replaced by later ones
+    assert [e[0] for e, _ in selected(suite, Selection((), 2))] == ["a"]
+    assert unchecked(suite, Selection((), 2)) == 1
+    assert [e[0] for e, _ in selected(suite, Selection((), 4))] == ["a", "b"]
+    assert unchecked(suite, Selection((), 4)) == 2
     assert [e[0] for e, _ in selected(suite, Selection(("general_knowledge/*",)))] == ["b", "c"]
 
 

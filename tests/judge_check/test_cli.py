@@ -183,3 +183,17 @@ def test_usage_errors(judges: ScriptedJudge, tmp_path: Path) -> None:
     assert code == 0
     with pytest.raises(Exception, match="run 'one' is a judge_check run"):
         invoke("eval", "--resume", "one", "--results", str(tmp_path))
+
+
+def test_max_cases_selects_as_eval_and_says_what_it_left_out(judges: ScriptedJudge,
+                                                             tmp_path: Path) -> None:
+    """--max-cases 2 takes the first two cases of each suite, as eval does: of the 14, the
+    two conversations and the two inference-speed cases have no reference (issue #30: it
+    said "10 selected case(s) have no reference", counting every suite's whole file)."""
+    code, out = invoke("judge-check", str(EXAMPLE_SUITE), "--judge", "openai:overlap",
+                       "--max-cases", "2", "--results", str(tmp_path), "--run-name", "two")
+    assert code == 0, out
+    assert "4 selected case(s) have no reference answer or are conversations" in out
+    data = read_json(tmp_path / "two" / "judge_check.json")
+    assert data["overall"]["cases"] == 10 and judges.calls == 5 * 10
+    assert data["cases_not_checkable"] == 4

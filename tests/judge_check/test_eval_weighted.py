@@ -87,7 +87,9 @@ def test_eval_reports_the_weighted_score_beside_the_sampled_one(
     code, out = invoke("report", "ev", "--results", str(tmp_path))
     assert code == 0, out
     html = (tmp_path / "ev" / "report.html").read_text(encoding="utf-8")
-    assert "Judge score, probability-weighted (G-Eval), whole run" in html and figure in html
+    # the figure in its tile, the sentence under the tiles
+    assert f'G-Eval judge score, whole run</div><div class="v">{figure}</div>' in html
+    assert "weighted by the probabilities of its score tokens: " + figure in html
 
 
 @pytest.mark.parametrize("judge", ["plain-overlap", "strict-overlap"])

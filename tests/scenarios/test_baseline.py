@@ -70,7 +70,10 @@ def test_a_system_that_answers_like_the_baseline_is_flagged(threaded_server: Scr
     run_cli("report", "flat", "--results", tmp_path / "results", cwd=tmp_path)
     html = (tmp_path / "results" / "flat" / "report.html").read_text()
     assert "not significantly better than baseline:default" in html
-    assert "NOT better: score" in html
+    # the verdict in its tile, the figures under the tiles
+    assert 'baseline:default</div><div class="v">not significantly better (+0.0 points)<' \
+        in html
+    assert "<b>Against baseline:default:</b> score " in html
 
 
 def test_the_baselines_run_as_targets_beside_a_system(tmp_path: Path) -> None:

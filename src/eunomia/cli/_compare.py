@@ -1,6 +1,7 @@
 """``eunomia compare RUN_A RUN_B``: what got better or worse, and is it significant."""
 
 import json
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -107,7 +108,10 @@ def compare(
     if json_file is not None:
         _write_json(json_file, comparison_to_json(comparison))
     report = results / run_a / f"compare_{run_b}.html"
-    for path in write_comparison_outputs(comparison, files, report):
+    command = ["eunomia", "report", run_a, "--compare", run_b, "--results", str(results)]
+    command += [*(["--store", str(store)] if store else []),
+                *(["--compare-store", str(store_b)] if store_b else [])]
+    for path in write_comparison_outputs(comparison, files, report, shlex.join(command)):
         if not to_stdout:
             console().print(f"Written: {escape(str(path))}", soft_wrap=True)
     if fail_on_regression and comparison.verdict.regression:

@@ -74,9 +74,11 @@ def export(
     results: Annotated[Path, typer.Option(help="Results folder.")] = defaults.RESULTS_DIR,
     store: Annotated[Path | None, typer.Option(
         help="Run store (SQLite).", show_default="<results>/eunomia.db")] = None,
-    output: Annotated[Path | None, typer.Option(
-        help="csv: write the files under this folder instead of the results folder; "
-             "otherwise the file to write ('-': standard output).",
+    output: Annotated[str | None, typer.Option(
+        metavar="<path>",
+        help="csv: the folder to write the files under instead of the results folder (a "
+             "file name is refused); otherwise the file to write ('-': standard output), or "
+             "a folder (existing, or ending in '/') to write it under as <folder>/<run>/.",
         show_default="<results>, or " + ", ".join(f"<results>/<run>/{f.file}"
                                                   for f in FORMATS.values()))
     ] = None,
@@ -89,15 +91,19 @@ def export(
 ) -> None:
     """Write a run's result files again from the store (CSV/JSON, or JSON Lines, JUnit XML
     or a Markdown summary)."""
-    from eunomia.run import export_format, export_run
+    from eunomia.run import csv_folder, export_format, export_run, format_file
 
     out = console()
+    if fmt == "csv":  # refused before anything is read
+        folder = csv_folder(output, results)
+    else:
+        file = format_file(fmt.value, output, run, results)
     db = _open(results, store)
     try:
         info = db.require_run(run)
         if fmt != "csv":
             try:
-                path = export_format(db, info, fmt.value, output, results, pass_score)
+                path = export_format(db, info, fmt.value, file, results, pass_score)
             except BrokenPipeError:  # standard output closed early (``| head``): quietly
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 return
@@ -107,7 +113,7 @@ def export(
             return
         if pass_score is not None:
             raise EunomiaError(f"--pass-score applies to --format {', '.join(FORMATS)}")
-        exported = export_run(db, info, output or results)
+        exported = export_run(db, info, folder)
     finally:
         db.close()
     for item in exported:

@@ -37,15 +37,18 @@ def _side(status: str | None, score: float | None) -> str:
 
 def change_diff(c: CaseChange) -> str:
     """What changed, one item a line: ``- criterion/instruction`` newly missing, ``+ ...``
-    newly returned unexpectedly (and what got better, marked so)."""
+    newly returned unexpectedly (and what got better, marked so: an expected instruction
+    that A missed and B returns, one A returned unexpectedly and B no longer does)."""
     lines: list[str] = []
     if c.a_detected is not None and c.b_detected is not None and c.a_detected != c.b_detected:
         lines.append("detected now" if c.b_detected else "no longer detected")
     for cc in c.criteria_changes:
         lines += [f"- {cc.criterion}/{i} (now missing)" for i in cc.newly_missing]
         lines += [f"+ {cc.criterion}/{i} (now returned unexpectedly)" for i in cc.newly_extra]
-        lines += [f"  {cc.criterion}/{i} (returned again)" for i in cc.no_longer_missing]
-        lines += [f"  {cc.criterion}/{i} (no longer returned)" for i in cc.no_longer_extra]
+        lines += [f"  {cc.criterion}/{i} (missing in A, returned now)"
+                  for i in cc.no_longer_missing]
+        lines += [f"  {cc.criterion}/{i} (returned unexpectedly in A, no longer)"
+                  for i in cc.no_longer_extra]
     return "\n".join(lines)
 
 

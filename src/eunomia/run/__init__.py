@@ -10,6 +10,7 @@ judges: what is kind-specific comes from :mod:`eunomia.kinds`.
 from eunomia.limits import LIMITS, check_positive, check_run_name
 from eunomia.run._engine import RunArgs, RunReport, run_evaluation
 from eunomia.run._export import export_run, write_run_file
+from eunomia.run._export_place import csv_folder, format_file
 from eunomia.run._open import open_run
 from eunomia.run._outputs import (
     STEP_SUMMARY_ENV,
@@ -42,9 +43,11 @@ __all__ = [
     "check_positive",
     "check_run_name",
     "ci_outputs",
+    "csv_folder",
     "default_run_name",
     "export_format",
     "export_run",
+    "format_file",
     "open_run",
     "run_evaluation",
     "run_result",

@@ -9,6 +9,8 @@ is never lost and ``--resume`` continues where it stopped.
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypedDict
@@ -151,15 +153,20 @@ async def run_evaluation(
     try:
         run_settings = {**(settings or {}), **plan.settings(), "repeats": repeats,
                         "selection": selection.to_json()}
+        folder_existed = report.folder.exists()
         run = open_run(store, kind.name, run_name, targets, run_settings, resume=resume)
-        done = store.finished_keys(run, include_failed=not retry_failed) if resume else set()
-        plan.snapshot(store, run)
-        # A fresh run may write its files as cases finish; a resumed one is exported from
-        # the store at the end, so the cases of the earlier attempt are included.
+        live: LiveExport[Item, Summary] | None = None
         try:
+            done = store.finished_keys(run, include_failed=not retry_failed) if resume \
+                else set()
+            plan.snapshot(store, run)
+            # A fresh run may write its files as cases finish; a resumed one is exported
+            # from the store at the end, so the cases of the earlier attempt are included.
             live = None if resume else plan.live_export(results_dir, run)
         except EunomiaError:  # e.g. an unwritable results folder: nothing was asked yet
-            store.set_run_status(run, "interrupted")
+            if not _stopped_before_any_case(store, run, report.folder, folder_existed, live,
+                                            resume):
+                store.set_run_status(run, "interrupted")
             raise
         status = "interrupted"
         context = RunContext(store, run, options, executor or LocalExecutor(), use_cache,
@@ -172,19 +179,49 @@ async def run_evaluation(
                             await _run_target(store, run, target, selection, repeats, done,
                                               console, report, live)
             status = "complete"
+        except EunomiaError:  # a configuration error before the first case: no run at all
+            if _stopped_before_any_case(store, run, report.folder, folder_existed, live,
+                                        resume):
+                status = "discarded"
+            raise
         finally:
-            store.set_run_status(run, status)
-            run = store.require_run(run_name)
-            report.interrupted = status != "complete"
-            report.exported, report.leaderboard = finish_files(store, run, results_dir, kind,
-                                                               live)
+            if status != "discarded":
+                store.set_run_status(run, status)
+                run = store.require_run(run_name)
+                report.interrupted = status != "complete"
+                report.exported, report.leaderboard = finish_files(store, run, results_dir,
+                                                                   kind, live)
         print_results(console, kind, report.exported, report.leaderboard)
         if report.cache_hits:
-            console.print(f"{report.cache_hits} request(s) answered from the cache "
-                          "(none made); --no-cache to ask again")
+            console.print(cache_line(report.cache_hits, report.requests_made))
     finally:
         store.close()
     return report
+
+
+def _stopped_before_any_case(store: RunStore, run: RunInfo, folder: Path, folder_existed: bool,
+                             live: LiveExport[Item, Summary] | None, resume: bool) -> bool:
+    """A new run stopped by an error before it stored any case (a missing API key, an
+    unwritable folder...) is forgotten — its name stays free for the same command once the
+    error is put right — with the folder it created; True when it was. Otherwise (a resumed
+    run, or cases stored) it stays to be resumed."""
+    if resume or store.run_totals(run).cases:
+        return False
+    if live is not None:
+        with contextlib.suppress(EunomiaError, OSError):
+            live.finish(run)  # closes its files (removed below)
+    if not store.discard_run(run):
+        return False
+    if not folder_existed:
+        shutil.rmtree(folder, ignore_errors=True)
+    return True
+
+
+def cache_line(cache_hits: int, requests_made: int) -> str:
+    """What the run took from the cache, beside what it asked (retries counted)."""
+    made = f"{requests_made} made" if requests_made else "none made"
+    return (f"{cache_hits} request(s) answered from the cache, {made}; "
+            "--no-cache to ask again")
 
 
 async def _run_target(store: RunStore, run: RunInfo, target: TargetRun[Job, Item],

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import shlex
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -129,9 +130,14 @@ def _artifacts_link() -> str | None:
 
 
 def _report_text(path: Path, command: str) -> str:
-    where = str(path) if path.is_file() else f"{path} (written by '{command}')"
+    """Where the HTML page is — or, when it is not written yet, the command that writes it
+    (a summary never links a file as if it existed)."""
     link = _artifacts_link()
-    return where + (f"; uploaded with the artifacts of {link}" if link else "")
+    if path.is_file():
+        return str(path) + (f"; uploaded with the artifacts of {link}" if link else "")
+    return (f"not written yet; `{command}` writes it to {path}"
+            + (f" (a workflow that then uploads it has it in the artifacts of {link})"
+               if link else ""))
 
 
 def run_header(kind: Kind[object], run: RunInfo, results_dir: Path,
@@ -143,7 +149,8 @@ def run_header(kind: Kind[object], run: RunInfo, results_dir: Path,
     if pass_score is not None:
         facts.append(("A case passes at a score of at least", f"{pass_score:g}"))
     report = _report_text(results_dir / run.name / defaults.REPORT_FILE,
-                          f"eunomia report {run.name} --results {results_dir}")
+                          shlex.join(["eunomia", "report", run.name, "--results",
+                                      str(results_dir)]))
     return exports.RunHeader(run.name, f"{kind.title}, eunomia {kind.command}", run.status,
                              facts, report)
 
@@ -254,11 +261,14 @@ def export_format(store: RunStore, run: RunInfo, fmt: str, output: Path | None,
 
 
 def write_comparison_outputs(comparison: Comparison, outputs: CiOutputs,
-                             report: Path | None = None) -> list[Path]:
+                             report: Path | None = None, report_command: str | None = None
+                             ) -> list[Path]:
     """``eunomia compare --junit/--summary-md`` (and the step summary): each format with a
-    comparison writer."""
+    comparison writer; ``report`` is the HTML comparison's file, ``report_command`` the
+    command that writes it."""
     where = None if report is None else _report_text(
-        report, f"eunomia report {comparison.a.name} --compare {comparison.b.name}")
+        report, report_command
+        or f"eunomia report {comparison.a.name} --compare {comparison.b.name}")
     written: list[Path] = []
     for f in outputs.formats():
         if f.comparison is None:

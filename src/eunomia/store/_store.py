@@ -341,6 +341,16 @@ class RunStore:
             if status != "running":
                 self._locks.let_go(run.name)
 
+    def discard_run(self, run: RunInfo) -> bool:
+        """Forget ``run`` if it stored no case (stopped before its first: a configuration
+        error), so its name is free again; True when it was forgotten. Ends the run."""
+        try:
+            gone = self._write("DELETE FROM runs WHERE id=? AND NOT EXISTS"
+                               " (SELECT 1 FROM cases WHERE run_id=?)", (run.id, run.id))
+        finally:
+            self._locks.let_go(run.name)
+        return gone.rowcount == 1
+
     def run_totals(self, run: RunInfo) -> RunTotals:
         row = self._read(
             "SELECT COUNT(*), SUM(status NOT IN ('scored')), AVG(score),"

@@ -178,18 +178,27 @@ def checkable(suite: TaskSuite) -> Iterator[tuple[Entry, str, str | None]]:
             yield entry, own, other
 
 
-def selected(suite: TaskSuite, selection: Selection
-             ) -> Iterator[tuple[Entry, dict[Control, str]]]:
-    """The selected checkable cases of ``suite`` with their answers (``--case`` matches a
-    case as in ``eval``; ``--max-cases`` counts checkable cases). The suite's references
-    are read once first (the names an ``entity`` answer may borrow)."""
-    refs: list[str] | None = None
+def _chosen(suite: TaskSuite, selection: Selection
+            ) -> Iterator[tuple[Entry, str | None, str | None]]:
+    """The cases of ``suite`` that ``selection`` takes, as ``eval`` takes them (``--case``,
+    then the first ``--max-cases`` of them), with their reference and the other case's."""
     taken = 0
-    for entry, own, other in checkable(suite):
+    for entry, _conversation, own, other in with_others(suite):
         if selection.max_cases is not None and taken >= selection.max_cases:
             return
         if selection.matches(suite.name, entry[0], entry[1]):
             taken += 1
+            yield entry, own, other
+
+
+def selected(suite: TaskSuite, selection: Selection
+             ) -> Iterator[tuple[Entry, dict[Control, str]]]:
+    """The checkable cases among those ``eval`` would select in ``suite`` (``--case``,
+    ``--max-cases``), with their answers. The suite's references are read once first (the
+    names an ``entity`` answer may borrow)."""
+    refs: list[str] | None = None
+    for entry, own, other in _chosen(suite, selection):
+        if own is not None:
             if refs is None:
                 refs = [r for _, r, _ in checkable(suite)]
             yield entry, answers(own, other, entry, [r for r in refs if r != own])
@@ -197,9 +206,7 @@ def selected(suite: TaskSuite, selection: Selection
 
 def unchecked(suite: TaskSuite, selection: Selection) -> int:
     """Selected cases of ``suite`` that cannot be checked (no reference, a conversation)."""
-    return sum(1 for entry in iter_entries(suite)
-               if selection.matches(suite.name, entry[0], entry[1])
-               and reference(json.loads(entry[4])) is None)
+    return sum(1 for _entry, own, _other in _chosen(suite, selection) if own is None)
 
 
 def selected_count(suites: Sequence[TaskSuite], selection: Selection) -> int:

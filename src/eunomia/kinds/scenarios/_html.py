@@ -153,11 +153,15 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
     add_figures(group, store, scenario, summary, outcomes)  # interval, MDE, by element type
     baseline = against_baseline(scenario, facts, target)
     if baseline is not None:
-        group.metrics.append(Metric(f"Against {BASELINE_DEFAULT}", None, "text",
-                                    ("better: " if baseline.better else
-                                     "too few cases to tell: " if baseline.score.too_few
-                                     else "NOT better: ")
-                                    + baseline.verdict))
+        s = baseline.score
+        worse = s.significant and s.delta is not None and s.delta < 0
+        short = ("significantly better" if baseline.better else
+                 "significantly worse" if worse else
+                 "too few cases to tell" if s.too_few else "not significantly better")
+        group.metrics.append(Metric(
+            f"Against {BASELINE_DEFAULT}", None, "text",
+            short + ("" if s.delta is None else f" ({s.delta:+.1f} points)"),
+            detail=baseline.verdict))
         if baseline.warning is not None:
             group.warnings.append(baseline.warning)
     return group

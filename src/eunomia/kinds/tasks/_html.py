@@ -11,7 +11,7 @@ from eunomia.errors import EunomiaError
 from eunomia.kinds.judge_check import StoredCheck, stored_check
 from eunomia.kinds.tasks._controls import WORDS, read_floor
 from eunomia.kinds.tasks._files import baseline_spec, stored_summary
-from eunomia.kinds.tasks._tables import PROB_LABEL, power_text, prob_text
+from eunomia.kinds.tasks._tables import power_text, prob_text
 from eunomia.kinds.tasks._warnings import run_warnings
 from eunomia.report.html import CostBook, GroupReport, Metric, generic_group, targets_of
 from eunomia.stats import ci_text
@@ -50,8 +50,12 @@ def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequenc
                         Metric("Could detect, whole run", None, "text", power_text(summary))]
                 weighted = prob_text(summary)
                 if weighted is not None:  # over the whole run, shown with its first suite
-                    g.metrics.append(Metric(f"{PROB_LABEL}, whole run", None, "text",
-                                            weighted))
+                    m = summary.prob_mean
+                    short = "not available" if m is None else ci_text(m)
+                    g.metrics.append(Metric(
+                        "G-Eval judge score, whole run", None, "text", short,
+                        detail="the judge score weighted by the probabilities of its score "
+                               f"tokens: {weighted}"))
             except (EunomiaError, KeyError, TypeError, ValueError, ValidationError):
                 notes.append("the stored suites cannot be read; no warnings checked")
     return groups

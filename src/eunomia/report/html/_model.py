@@ -25,6 +25,8 @@ class Metric:
     kind: str = "num"
     """How to format it: num, int, pct (0..1), score (0..100), cost, seconds, text."""
     text: str = ""
+    detail: str = ""
+    """The sentence behind a short value (a verdict's figures), shown under the tiles."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -161,7 +161,8 @@ def clean(svg: str, *, label: str, css: str, marks: dict[str, tuple[str, str]]) 
         name = m.group(1)
         if name in marks:
             classes, tooltip = marks[name]
-            return f' class="{escape(classes)}" data-tip="{escape(tooltip)}"'
+            tip = f' data-tip="{escape(tooltip)}"' if tooltip else ""  # none: a class only
+            return f' class="{escape(classes)}"{tip}'
         return f' id="{prefix}-{name}"' if name in referenced else ""
 
     def tag(m: re.Match[str]) -> str:

@@ -17,6 +17,7 @@ from eunomia.report.html._charts import TONES, WIDTH, num, short
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.axis import Axis
     from matplotlib.figure import Figure
 
 MAX_POINTS = 4000
@@ -25,6 +26,8 @@ SVG stays small and quick to draw whatever the size of the run."""
 PALETTE = ("#2563eb", "#d97706", "#16a34a", "#dc2626", "#7c3aed", "#0891b2", "#db2777",
            "#65a30d", "#475569", "#ea580c")
 _FIT = "#b91c1c"
+_ROUND_STEPS = (1, 2, 2.5, 5, 10)
+"""Tick steps (times a power of ten): 0.005, 0.01... never 0.006."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,27 +54,82 @@ def _finite(series: Series) -> tuple[list[float], list[float]]:
     return [x for x, _ in pairs], [y for _, y in pairs]
 
 
+def tick_decimals(ticks: Sequence[float]) -> int:
+    """The fewest decimals that write every tick of an axis exactly (0.25 steps: 2), so
+    that all of them are written alike — never 1.2 beside 1.25 and 1.5."""
+    for decimals in range(7):
+        if all(abs(t - round(t, decimals)) <= 1e-9 * max(1.0, abs(t)) for t in ticks):
+            return decimals
+    return 6
+
+
+def tick_text(value: float, ticks: Sequence[float]) -> str:
+    """A tick label with as many decimals as its axis needs (0 is written 0)."""
+    if abs(value) < 1e-12:
+        return "0"
+    return f"{value:,.{tick_decimals(ticks)}f}"
+
+
+def _even_ticks(ax: Axes) -> None:
+    """Both axes' ticks written with the same decimals each (:func:`tick_text`)."""
+    from matplotlib.ticker import FuncFormatter
+
+    def formatter(axis: Axis) -> FuncFormatter:
+        def label(v: float, _pos: object) -> str:
+            lo, hi = sorted(axis.get_view_interval())
+            ticks = [t for t in axis.get_majorticklocs() if lo - 1e-12 <= t <= hi + 1e-12]
+            return tick_text(v, ticks or [v])
+
+        return FuncFormatter(label)
+
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(formatter(axis))
+
+
 def _axes_from_zero(ax: Axes, xmax: float, ymax: float, integer_x: bool) -> None:
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
+    from matplotlib.ticker import MaxNLocator
 
     # never a range of width 0: five answers of 0 words still get an axis 0..1
     right, top = max(xmax * 1.05, 1.0 if integer_x else 1e-9), max(ymax * 1.1, 1e-3)
     ax.set_xlim(-0.015 * right, right)  # a dot at 0 stays clear of the axis
     ax.set_ylim(0, top)
-    ax.xaxis.set_major_locator(MaxNLocator(6, integer=integer_x))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: num(v)))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: num(v)))
+    ax.xaxis.set_major_locator(MaxNLocator(6, integer=integer_x, steps=_ROUND_STEPS))
+    ax.yaxis.set_major_locator(MaxNLocator(6, steps=_ROUND_STEPS))
+    _even_ticks(ax)
     ax.grid(True)
     ax.set_axisbelow(True)
 
 
-def _place(fig: Figure, ax: Axes, fmt: Callable[[float], str] = num, *, top: float = 10,
-           right: float = 0.0) -> None:
-    """Margins for the axes' tick labels and titles (see :func:`_mpl.place`)."""
+def fit_segment(fit: Fit, xs: Sequence[float]) -> tuple[tuple[float, float],
+                                                          tuple[float, float]] | None:
+    """The fitted line over the range of the data where it is not below 0 (latency, cost:
+    never negative), as its two ends; None when it is below 0 over the whole range."""
+    x0, x1 = min(xs), max(xs)
+
+    def at(x: float) -> float:
+        return fit.intercept + fit.slope * x
+
+    if at(x0) < 0 and at(x1) < 0:
+        return None
+    if fit.slope != 0:
+        zero = -fit.intercept / fit.slope  # where the line crosses 0
+        if at(x0) < 0:
+            x0 = zero
+        elif at(x1) < 0:
+            x1 = zero
+    return (x0, max(at(x0), 0.0)), (x1, max(at(x1), 0.0))
+
+
+def _place(fig: Figure, ax: Axes, fmt: Callable[[float], str] | None = num, *,
+           top: float = 10, right: float = 0.0) -> None:
+    """Margins for the axes' tick labels and titles (see :func:`_mpl.place`); ``fmt``
+    None: the labels as the axes' own formatters write them."""
     lo, hi = ax.get_ylim()
-    ys = [fmt(t) for t in ax.get_yticks() if lo <= t <= hi] or ["0"]
+    yf = fmt or (lambda t: str(ax.yaxis.get_major_formatter()(t, None)))
+    xf = fmt or (lambda t: str(ax.xaxis.get_major_formatter()(t, None)))
+    ys = [yf(t) for t in ax.get_yticks() if lo <= t <= hi] or ["0"]
     x0, x1 = ax.get_xlim()
-    xs = [fmt(t) for t in ax.get_xticks() if x0 <= t <= x1] or ["0"]
+    xs = [xf(t) for t in ax.get_xticks() if x0 <= t <= x1] or ["0"]
     _mpl.place(fig, left=max(_mpl.text_px(t, 10) for t in ys) + 36,
                right=max(right, _mpl.text_px(xs[-1], 10) / 2 + 10), top=top, bottom=44)
 
@@ -108,17 +166,21 @@ def scatter_chart(series: Sequence[Series], *, title: str, x_label: str, y_label
                 dots = ax.scatter(xs, ys, s=22, color=PALETTE[k % len(PALETTE)], alpha=0.75,
                                   linewidths=0, label=short(name, 40), clip_on=False)
                 marks(dots, "points", f"{name}: {len(xs)} point{'s' * (len(xs) != 1)}")
-        if fit is not None and all(math.isfinite(v) for v in (fit.slope, fit.intercept)):
-            top = max(xmax * 1.05, 1.0)
-            (line,) = ax.plot([0, top], [fit.intercept, fit.intercept + fit.slope * top],
+        ends = None if fit is None or not all(
+            math.isfinite(v) for v in (fit.slope, fit.intercept)) else fit_segment(fit, xs_all)
+        if fit is not None and ends is not None:
+            # over the data only, and inside the plot: the axis reaches the line's ends
+            (line,) = ax.plot([ends[0][0], ends[1][0]], [ends[0][1], ends[1][1]],
                               color=_FIT, linewidth=1.8, linestyle="--", label=fit.label)
             marks(line, "fit", fit.label)
+            ymax = max(ymax, ends[0][1], ends[1][1])
+        marks(ax.patch, "plot-area", "")
         _axes_from_zero(ax, xmax, ymax, integer_x)
         ax.set_xlabel(x_label)
         ax.set_ylabel(y_label)
         if len(data) > 1 or fit is not None:
             ax.legend(loc="upper left", fontsize=9)
-        _place(fig, ax, top=34 if show_title else 10, right=90 if binned else 0)
+        _place(fig, ax, None, top=34 if show_title else 10, right=90 if binned else 0)
         if binned:
             fig.colorbar(cells, ax=ax, label="points per cell", shrink=0.9)
         return _mpl.svg_of(fig, label=title, css="scatter", marks=marks)
