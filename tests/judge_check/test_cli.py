@@ -195,5 +195,7 @@ def test_max_cases_selects_as_eval_and_says_what_it_left_out(judges: ScriptedJud
     assert code == 0, out
     assert "4 selected case(s) have no reference answer or are conversations" in out
     data = read_json(tmp_path / "two" / "judge_check.json")
-    assert data["overall"]["cases"] == 10 and judges.calls == 5 * 10
+    assert data["overall"]["cases"] == 10
+    # five easy answers a case and those that look right and are wrong
+    assert judges.calls == sum(g["answers"] for g in data["suites"]) > 5 * 10
     assert data["cases_not_checkable"] == 4

@@ -100,7 +100,8 @@ def test_weighted_judge_score_tile_holds_the_figure(page: Watched,
     page.goto(weighted_report.as_uri())
     tiles = _tiles(page.page)
     geval = next(t for t in tiles if t["label"] == "G-Eval judge score, whole run")
-    assert len(geval["value"]) <= 20 and geval["value"][0].isdigit(), geval  # 0.64 [0.58, 0.70]
+    # "0.64 [0.58, 0.70]", or "0.56 (too few cases to tell, n=5)" below 10 cases
+    assert len(geval["value"]) <= 40 and geval["value"][0].isdigit(), geval
     assert geval["lines"] <= 2 and not any(t["spills"] for t in tiles)
     detail = page.page.locator(".card-details p", has_text="G-Eval judge score, whole run:")
     assert "sampled score of the same cases" in detail.inner_text()
