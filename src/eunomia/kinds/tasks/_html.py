@@ -51,7 +51,8 @@ def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequenc
                 weighted = prob_text(summary)
                 if weighted is not None:  # over the whole run, shown with its first suite
                     m = summary.prob_mean
-                    short = "not available" if m is None else ci_text(m)
+                    short = ("not available" if m is None else  # the sentence says why
+                             f"{m.estimate:.2f} (n={m.n}: too few)" if m.too_few else ci_text(m))
                     g.metrics.append(Metric(
                         "G-Eval judge score, whole run", None, "text", short,
                         detail="the judge score weighted by the probabilities of its score "
