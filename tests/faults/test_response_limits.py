@@ -24,7 +24,7 @@ from eunomia.models._types import ChatMessage, ChatRequest
 from eunomia.models.providers.openai import OpenAIProvider
 from eunomia.scenarios import Scenario, load_scenario
 from eunomia.scheduler import CallError, RetryPolicy, call_with_retry
-from eunomia.scheduler._body import default_response_limit, response_limit
+from eunomia.scheduler._body import response_limit
 from eunomia.store import RunStore
 from eunomia.targets.athena import AthenaTarget
 from eunomia.targets.http import HttpTarget
@@ -66,7 +66,7 @@ async def test_athena_answer_over_the_limit_fails_once_naming_it(
         await _athena(f"{hostile.base_url}/big?bytes={20 * MB}&chunked={chunked}", scenario)
     error = caught.value
     assert "larger than the 200 KB response limit" in error.reason
-    assert defaults.MAX_RESPONSE_ENV in error.reason
+    assert "raise the limit: --max-response-mb <megabytes>" in error.reason
     assert error.attempts == 1 and error.attempt_log == ("answer over 200 KB",)  # not retried
     assert ("Content-Length is 20,000,000 bytes" in error.reason) == (chunked == "0")
     frames, tb = [], error.__traceback__
@@ -157,21 +157,11 @@ async def test_openai_provider_answers_past_the_limit(hostile: HostileServer,
         await endless.close()
 
 
-def test_the_limit_is_the_default_outside_a_call(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_limit_is_the_default_outside_a_call() -> None:
     assert response_limit() == defaults.MAX_RESPONSE_BYTES == 10 * MB
-    monkeypatch.setenv(defaults.MAX_RESPONSE_ENV, "2.5")
-    default_response_limit.cache_clear()
-    try:
-        assert response_limit() == 2_500_000
-        assert RetryPolicy().max_response_bytes is None
-        for wrong in ("abc", "0", "-3", "nan", "inf", "1e9"):
-            monkeypatch.setenv(defaults.MAX_RESPONSE_ENV, wrong)
-            default_response_limit.cache_clear()
-            with pytest.raises(Exception, match=defaults.MAX_RESPONSE_ENV):
-                RetryPolicy()
-    finally:
-        monkeypatch.delenv(defaults.MAX_RESPONSE_ENV)
-        default_response_limit.cache_clear()
+    assert RetryPolicy().max_response_bytes is None
+    with pytest.raises(ValueError, match="max_response_bytes must be at least 1"):
+        RetryPolicy(max_response_bytes=0)
 
 
 # --- as a user runs it ----------------------------------------------------------------------
@@ -197,8 +187,8 @@ def test_cli_default_limit_fails_a_12_mb_answer_and_a_raised_one_scores_it(
         assert case["status"] == "failed" and case["attempts"] == 1
         assert "larger than the 10 MB response limit" in case["error"]
 
-    raised = run_cli(*common, "--run-name", "raised", cwd=tmp_path, timeout=120,
-                     env={defaults.MAX_RESPONSE_ENV: "13"})
+    raised = run_cli(*common, "--run-name", "raised", "--max-response-mb", "13",
+                     cwd=tmp_path, timeout=120)
     assert raised.returncode == 0, raised.stdout + raised.stderr
     files = list((results / "raised" / "project_management" / "test_cases").glob("*.json"))
     assert len(files) == 2
@@ -223,10 +213,16 @@ def test_cli_default_limit_fails_a_12_mb_answer_and_a_raised_one_scores_it(
         con.close()
     assert stored < MB  # compressed, once
 
-    wrong = run_cli(*common, "--run-name", "wrong", cwd=tmp_path,
-                    env={defaults.MAX_RESPONSE_ENV: "ten"})
-    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
-    assert f"${defaults.MAX_RESPONSE_ENV} must be a number of megabytes" in wrong.stderr
+    for value, said in (("0", "must be positive, got 0"), ("-3", "must be positive"),
+                        ("nan", "must be positive, got nan"),
+                        ("1e999", "must be at most 100000, got inf"),
+                        ("200000", "must be at most 100000"),
+                        ("ten", "Invalid value for '--max-response-mb'")):
+        wrong = run_cli(*common, "--run-name", "wrong", "--max-response-mb", value,
+                        cwd=tmp_path)
+        assert wrong.returncode == 2 and "Traceback" not in wrong.stderr, value
+        assert said in wrong.stderr, (value, wrong.stderr)
+    assert not (results / "wrong").exists()  # refused before anything ran
 
 
 def test_items_of_a_short_answer_are_not_looked_at() -> None:

@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from eunomia.cut import cut_optional, cut_text
 from eunomia.exports import LIST_HERE, dump_yaml
 from eunomia.judge import judge_trust
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures, mean_score
@@ -62,9 +63,9 @@ def _result_fields(result: CaseResult | None, status: str, error: str | None,
     score = f.score if f.status == "scored" else \
         mean_score([v for v in f.verdicts if v is not None])  # CaseResult.score
     out: dict[str, Any] = {
-        "response_candidate_model": result.response,
+        "response_candidate_model": cut_text(result.response),
         "score": None if score is None else round(score, 3),
-        "judge_feedback": result.feedback or None,
+        "judge_feedback": cut_text(result.feedback) or None,
         "status": "failed" if result.error is not None else  # CaseResult.status
         "scored" if score is not None else "unscored",
     }
@@ -72,17 +73,17 @@ def _result_fields(result: CaseResult | None, status: str, error: str | None,
         out["judge_scores"] = [v.score for v in result.verdicts]
     if f.prob is not None:
         out["judge_prob_score"] = round(f.prob, 3)
-    unscored = [v.raw for v in (result.all_verdicts() if result.turns else result.verdicts)
-                if v.status == "unscored"]
+    unscored = [cut_optional(v.raw) for v in (result.all_verdicts() if result.turns
+                                              else result.verdicts) if v.status == "unscored"]
     if unscored:
         out["judge_raw_unscored"] = unscored
     if result.turns:
         out["turns"] = [
-            {"user": t.user, "response": t.response, "eval_point": t.eval_point,
+            {"user": t.user, "response": cut_text(t.response), "eval_point": t.eval_point,
              "score": (None if not [v for v in t.verdicts if v.score is not None] else
                        round(sum(v.score for v in t.verdicts if v.score is not None)
                              / len([v for v in t.verdicts if v.score is not None]), 3)),
-             "judge_feedback": "\n".join(v.feedback for v in t.verdicts) or None,
+             "judge_feedback": cut_text("\n".join(v.feedback for v in t.verdicts)) or None,
              **({"check_results": [_check_json(c) for c in t.checks]} if t.checks else {})}
             for t in result.turns
         ]
