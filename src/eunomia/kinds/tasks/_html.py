@@ -39,6 +39,10 @@ def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequenc
                 summary = stored_summary(store, run, g.target,
                                          g.target if len(run.targets) > 1 else None)
                 g.warnings += run_warnings(summary, baseline_spec(run, g.target))
+                human = summary.agreement.human if summary.agreement else None
+                if human is not None:  # over the whole run, shown with its first suite
+                    g.metrics.append(Metric("Judge vs human scores, whole run", None, "text",
+                                            human.text()))
                 weighted = prob_text(summary)
                 if weighted is not None:  # over the whole run, shown with its first suite
                     g.metrics.append(Metric(f"{PROB_LABEL}, whole run", None, "text",

@@ -16,6 +16,7 @@ from eunomia.cut import cut_optional, cut_text
 from eunomia.exports import LIST_HERE, dump_yaml
 from eunomia.judge import judge_trust
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures, mean_score
+from eunomia.kinds.tasks._human import HumanAgreement
 from eunomia.kinds.tasks._summary import GroupStat, TasksSummary
 from eunomia.kinds.tasks._summary_rows import RepeatStat, SpeedRow
 from eunomia.stats import Interval
@@ -195,8 +196,19 @@ def agreement_rows(s: TasksSummary) -> list[dict[str, Any]]:
         {"metric": "icc_2_1", "value": _num(a.icc)},
         {"metric": "human_scored_cases", "value": a.human_cases},
         {"metric": "judge_human_quadratic_weighted_kappa", "value": _num(a.qwk)},
+        *_human_rows(a.human),
         {"metric": "judge_human_mean_absolute_difference", "value": _num(a.mad)},
     ]
+
+
+def _human_rows(h: HumanAgreement | None) -> list[dict[str, Any]]:
+    """The kappa's interval, and what to read of it ("too few cases to tell")."""
+    if h is None:
+        return []
+    return [{"metric": "judge_human_kappa_ci_low", "value": _num(h.qwk.low if h.qwk else None)},
+            {"metric": "judge_human_kappa_ci_high",
+             "value": _num(h.qwk.high if h.qwk else None)},
+            {"metric": "judge_human_agreement", "value": h.text()}]
 
 
 def _speed_points(s: TasksSummary) -> tuple[list[float], list[float]]:
@@ -297,7 +309,11 @@ def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False,
             "cases": LIST_HERE if streamed else [repeat_case_json(c) for c in rc.cases]},
         "judge_agreement": None if a is None else {
             "judge_repeats": a.judge_repeats, "answers": a.answers, "alpha": a.alpha,
-            "icc": a.icc, "human_cases": a.human_cases, "qwk": a.qwk, "mad": a.mad},
+            "icc": a.icc, "human_cases": a.human_cases, "qwk": a.qwk, "mad": a.mad,
+            **({} if a.human is None else {
+                "qwk_low": a.human.qwk.low if a.human.qwk else None,
+                "qwk_high": a.human.qwk.high if a.human.qwk else None,
+                "human_agreement": a.human.text()})},
         "speed_fit": None if fit is None else {
             "slope_s_per_word": fit.slope, "intercept_s": fit.intercept, "r2": fit.r2,
             "slope_low": fit.slope_low, "slope_high": fit.slope_high, "n": fit.n},

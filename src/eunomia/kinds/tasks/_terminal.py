@@ -92,8 +92,9 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
                           "Krippendorff alpha (interval)", _opt(a.alpha))
             table.add_row("Self-agreement: ICC(2,1)", _opt(a.icc))
             table.add_row("Answers scored repeatedly", str(a.answers))
-        if a.human_cases:
-            table.add_row("Judge vs human: quadratic-weighted kappa", _opt(a.qwk))
+        if a.human is not None:
+            table.add_row("Judge vs human: quadratic-weighted kappa [95% CI]",
+                          a.human.kappa_text())
             table.add_row("Judge vs human: mean absolute difference", _opt(a.mad))
             table.add_row("Cases with a human score", str(a.human_cases))
         console.print(table)

@@ -1,0 +1,116 @@
+"""The judge against people in ``eunomia eval`` (issue 32): human scores from the labels.yml
+beside the suite (as ``eunomia label RUN`` writes it) give the quadratic-weighted kappa with a
+95% bootstrap interval and the mean absolute difference, in the terminal, the tables, the
+JSON summary and the report; below 10 human-scored cases the kappa is "too few cases to tell".
+Against a scripted OpenAI-compatible server on 127.0.0.1 (the real provider talks to it)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from tests.support.cli import run_cli
+from tests.tasks.fake_llm import FakeLLM
+
+from eunomia.kinds.tasks._human import human_agreement
+
+HUMAN = [5, 4, 4, 3, 2, 5, 1, 0, 3, 4, 2, 5]
+JUDGE = [5, 4, 3, 3, 3, 4, 2, 1, 3, 5, 2, 4]
+
+
+def _qwk(a: list[int], b: list[int]) -> float:
+    """Quadratic-weighted kappa written out (Cohen 1968), independent of eunomia.stats."""
+    k = 6
+    observed = np.zeros((k, k))
+    for x, y in zip(a, b, strict=True):
+        observed[x, y] += 1
+    expected = np.outer(observed.sum(1), observed.sum(0)) / len(a)
+    weights = np.array([[(i - j) ** 2 for j in range(k)] for i in range(k)]) / (k - 1) ** 2
+    return float(1 - (weights * observed).sum() / (weights * expected).sum())
+
+
+def _suite(folder: Path, n: int) -> Path:
+    cases = [{"case_id": f"gk-{i:02d}", "category": "General Knowledge",
+              "instruction": f"What is item-{i:02d}?", "expected_response": f"Item {i}."}
+             for i in range(n)]
+    path = folder / "general_knowledge.yaml"
+    path.write_text(yaml.safe_dump({"test_cases": cases}), encoding="utf-8")
+    labels = {"kind": "tasks", "human_score": "mean", "suites": {"general_knowledge": {
+        f"gk-{i:02d}": {"anna": {"score": HUMAN[i], "note": "", "at": "2026-11-27T10:00:00Z",
+                                 "revision": 1, "run": "first",
+                                 "target": "openai:fake-candidate",
+                                 "answer_sha256": "0" * 64}}
+        for i in range(n)}}}
+    (folder / "labels.yml").write_text(yaml.safe_dump(labels), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
+    fake = FakeLLM()
+    for i, score in enumerate(JUDGE):
+        fake.candidate(f"item-{i:02d}", f"answer-{i:02d}")
+        fake.judge(f"answer-{i:02d}", json.dumps({"score": score, "feedback": "ok"}))
+    with fake.in_thread():
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        yield fake
+
+
+def _eval(folder: Path, suite: Path, run: str) -> str:
+    got = run_cli("eval", suite, "--model", "openai:fake-candidate", "--judge",
+                  "openai:fake-judge", "--results", "results", "--run-name", run,
+                  cwd=folder, env={"COLUMNS": "200"}, timeout=120)
+    assert got.returncode == 0, got.stdout + got.stderr
+    return " ".join(got.stdout.split())
+
+
+def test_labelled_scores_give_kappa_with_an_interval_in_every_output(
+        served: FakeLLM, tmp_path: Path) -> None:
+    suite = _suite(tmp_path, 12)
+    out = _eval(tmp_path, suite, "twelve")
+    expected = _qwk(HUMAN, JUDGE)
+    mad = float(np.mean(np.abs(np.array(HUMAN) - np.array(JUDGE))))
+    got = human_agreement([float(h) for h in HUMAN], [float(j) for j in JUDGE])
+    assert got is not None and got.qwk is not None
+    assert got.qwk.estimate == pytest.approx(expected)
+    assert got.qwk.low < expected < got.qwk.high <= 1 and got.qwk.n == 12
+    kappa = f"{expected:.2f} [{got.qwk.low:.2f}, {got.qwk.high:.2f}]"
+    assert f"Judge vs human: quadratic-weighted kappa [95% CI] │ {kappa}" in out
+    assert f"Judge vs human: mean absolute difference │ {mad:.3f}" in out
+    assert "Cases with a human score │ 12" in out
+    folder = tmp_path / "results" / "twelve"
+    rows = {r["metric"]: r["value"] for r in csv.DictReader(
+        (folder / "tables" / "judge_agreement.csv").open(encoding="utf-8"))}
+    assert float(rows["judge_human_quadratic_weighted_kappa"]) == pytest.approx(expected,
+                                                                                abs=1e-4)
+    assert float(rows["judge_human_kappa_ci_low"]) == pytest.approx(got.qwk.low, abs=1e-4)
+    assert float(rows["judge_human_kappa_ci_high"]) == pytest.approx(got.qwk.high, abs=1e-4)
+    assert rows["judge_human_agreement"].startswith(f"quadratic-weighted kappa {kappa}")
+    summary = json.loads((folder / "tasks_results.json").read_text(encoding="utf-8"))
+    agreement = summary["judge_agreement"]
+    assert agreement["human_cases"] == 12
+    assert agreement["qwk"] == pytest.approx(expected)
+    assert agreement["qwk_low"] == pytest.approx(got.qwk.low)
+    report = run_cli("report", "twelve", "--results", "results", cwd=tmp_path, timeout=120)
+    assert report.returncode == 0, report.stdout + report.stderr
+    html = next((tmp_path / "results").rglob("report.html")).read_text(encoding="utf-8")
+    assert "Judge vs human scores, whole run" in html and kappa in html
+
+
+def test_too_few_human_scores_say_so_instead_of_a_kappa(served: FakeLLM,
+                                                        tmp_path: Path) -> None:
+    suite = _suite(tmp_path, 4)
+    out = _eval(tmp_path, suite, "four")
+    assert ("Judge vs human: quadratic-weighted kappa [95% CI] │ too few cases to tell "
+            "(4 cases; at least 10 are needed)") in out
+    summary = json.loads((tmp_path / "results" / "four" / "tasks_results.json").read_text(
+        encoding="utf-8"))
+    assert summary["judge_agreement"]["qwk"] is None
+    assert summary["judge_agreement"]["human_agreement"].startswith(
+        "quadratic-weighted kappa too few cases to tell")
