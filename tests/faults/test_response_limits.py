@@ -13,12 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 from tests.support.cli import run_cli
 from tests.support.hostile_server import HostileServer, feedback_body
 
 from eunomia import defaults
 from eunomia.athena import AthenaFeedback, bounded_feedback
+from eunomia.model_server import Upstream, start_model_server
 from eunomia.models._http_config import HttpEndpoint
 from eunomia.models._types import ChatMessage, ChatRequest
 from eunomia.models.providers.openai import OpenAIProvider
@@ -233,3 +235,35 @@ def test_items_of_a_short_answer_are_not_looked_at() -> None:
     cut = bounded_feedback(items, 1_000, limit=10)
     assert cut is not items and cut[0].description.startswith("d" * 10 + "… [cut by Eunomia")
     assert bounded_feedback(items, None, limit=10)[0].description != items[0].description
+
+
+async def _relay_chat(url: str) -> tuple[int, Any, Any]:
+    """POST a chat completion to a served model (``url``: its base, ending in /v1); its
+    status, its JSON and the server's usage record."""
+    async with aiohttp.ClientSession() as session:
+        async with session.post(f"{url}/chat/completions", json={
+                "model": "m", "messages": [{"role": "user", "content": "hi"}]}) as resp:
+            status, body = resp.status, await resp.json(content_type=None)
+        async with session.get(f"{url.removesuffix('/v1')}/eunomia/usage") as resp:
+            usage = await resp.json(content_type=None)
+    return status, body, usage
+
+
+async def test_serve_model_relay_refuses_an_upstream_answer_over_the_limit(
+        hostile: HostileServer) -> None:
+    """``eunomia serve-model --upstream``: an upstream answering 12 MB is not read whole nor
+    relayed: the client gets a 502 naming the limit, and the call is recorded as failed."""
+    for size, expected in ((12 * MB, 502), (150_000, 200)):
+        served = Upstream(f"{hostile.base_url}/openai/{size}")
+        runner, url = await start_model_server(served)
+        try:
+            status, body, usage = await _relay_chat(url)
+        finally:
+            await runner.cleanup()
+            await served.close()
+        assert status == expected, body
+        assert usage["calls"][-1]["status"] == expected
+        if expected == 502:
+            assert "larger than the 10 MB response limit" in body["error"]["message"]
+        else:
+            assert len(body["choices"][0]["message"]["content"]) > 140_000
