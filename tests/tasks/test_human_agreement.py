@@ -7,6 +7,7 @@ Against a scripted OpenAI-compatible server on 127.0.0.1 (the real provider talk
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ import yaml
 from tests.support.cli import run_cli
 from tests.tasks.fake_llm import FakeLLM
 
-from eunomia.kinds.tasks._human import human_agreement
+from eunomia.kinds._task_suites import human_agreement
 
 HUMAN = [5, 4, 4, 3, 2, 5, 1, 0, 3, 4, 2, 5]
 JUDGE = [5, 4, 3, 3, 3, 4, 2, 1, 3, 5, 2, 4]
@@ -114,3 +115,45 @@ def test_too_few_human_scores_say_so_instead_of_a_kappa(served: FakeLLM,
     assert summary["judge_agreement"]["qwk"] is None
     assert summary["judge_agreement"]["human_agreement"].startswith(
         "quadratic-weighted kappa too few cases to tell")
+
+
+def test_judge_check_scores_the_answers_people_scored_and_compares(
+        served: FakeLLM, tmp_path: Path) -> None:
+    """``eunomia judge-check`` on suites whose labels.yml holds scores people gave a run's
+    answers (``eunomia label RUN``): the judge scores those answers too (read back from the
+    store, checked by SHA-256), and the report sets its scores against the people's."""
+    suite = _suite(tmp_path, 12)
+    _eval(tmp_path, suite, "first")
+    labels = yaml.safe_load((tmp_path / "labels.yml").read_text(encoding="utf-8"))
+    for i, by in enumerate(labels["suites"]["general_knowledge"].values()):
+        by["anna"]["answer_sha256"] = hashlib.sha256(f"answer-{i:02d}".encode()).hexdigest()
+    by["anna"]["answer_sha256"] = "f" * 64  # the last one scored another text: left out
+    (tmp_path / "labels.yml").write_text(yaml.safe_dump(labels), encoding="utf-8")
+    got = run_cli("judge-check", suite, "--judge", "openai:fake-judge", "--results",
+                  "results", "--run-name", "check", cwd=tmp_path, env={"COLUMNS": "200"},
+                  timeout=120)
+    assert got.returncode == 0, got.stdout + got.stderr
+    said = " ".join((got.stdout + got.stderr).split())
+    assert "11 answer(s) people scored (eunomia label) are judged too" in said
+    assert "1 human-scored answer(s) of run first left out: the stored answer is not the " \
+           "text that was scored" in said
+    expected = human_agreement([float(h) for h in HUMAN[:11]], [float(j) for j in JUDGE[:11]])
+    assert expected is not None and expected.qwk is not None
+    assert expected.qwk.estimate == pytest.approx(_qwk(HUMAN[:11], JUDGE[:11]))
+    assert (f"Judge vs human scores on general_knowledge (answers people scored with eunomia "
+            f"label): {expected.text()}") in said
+    result = json.loads((tmp_path / "results" / "check" / "judge_check.json").read_text(
+        encoding="utf-8"))
+    human = result["suites"][0]["judge_vs_human"]
+    assert human["cases"] == 11
+    assert human["quadratic_weighted_kappa"]["estimate"] == pytest.approx(expected.qwk.estimate)
+    assert human["quadratic_weighted_kappa"]["low"] == pytest.approx(expected.qwk.low)
+    # the people's answers are judged beside the controlled ones (4 a case here: a reference
+    # of two words has no first third), and the AUC is of the controlled ones only
+    assert result["suites"][0]["cases"] == 12 and result["suites"][0]["answers"] == 12 * 4 + 11
+    assert set(result["suites"][0]["mean_score"]) == {"good", "other", "truncated", "refusal",
+                                                     "padded"}
+    report = run_cli("report", "check", "--results", "results", cwd=tmp_path, timeout=120)
+    assert report.returncode == 0, report.stdout + report.stderr
+    html = (tmp_path / "results" / "check" / "report.html").read_text(encoding="utf-8")
+    assert "Judge vs human scores" in html and expected.kappa_text() in html

@@ -42,6 +42,8 @@ def report_groups(summary_of: Callable[[str], JudgeCheckSummary], run: RunInfo,
                   if m is not None),
                 Metric("Verbosity bias (padded - good)",
                        check.verbosity.estimate if check.verbosity else None),
+                *([Metric("Judge vs human scores", None, "text", check.human.text())]
+                  if check.human is not None else []),
                 *group.metrics,
             ]
             notes.append(v.line())

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from eunomia.kinds._task_suites import BAD_CONTROLS, CONTROLS
+from eunomia.kinds._task_suites import BAD_CONTROLS, CONTROLS, HumanAgreement, human_agreement
 from eunomia.stats import (
     Interval,
     auc,
@@ -41,6 +41,8 @@ class Answer:
     score: float | None
     weighted: float | None
     repeats: list[float | None] = field(default_factory=list)
+    human: float | None = None
+    """The people's score (an answer people scored, ``control`` ``human``)."""
 
 
 @dataclass(slots=True)
@@ -96,6 +98,8 @@ class GroupCheck:
     verdict: JudgeVerdict
     weighted_answers: int = 0
     """Answers with a probability-weighted score (the weighted AUC is over these)."""
+    human: HumanAgreement | None = None
+    """The judge against the people on the answers they scored (``eunomia label RUN``)."""
 
 
 def _interval_text(i: Interval) -> str:
@@ -189,7 +193,14 @@ def group_check(judge: str, suite: str | None, cases: Sequence[CaseAnswers],
         auc=sampled, weighted_auc=weighted, auc_by_control=by_control, means=means,
         weighted_means=weighted_means, verbosity=verbosity, alpha=alpha, icc=agreement,
         verdict=judge_verdict(judge, suite, sampled, weighted, verbosity),
-        weighted_answers=with_weights)
+        weighted_answers=with_weights, human=_against_people(answers))
+
+
+def _against_people(answers: Sequence[Answer]) -> HumanAgreement | None:
+    """The judge's scores of the answers people scored against theirs (None: none)."""
+    pairs = [(a.human, a.score) for a in answers
+             if a.human is not None and a.score is not None]
+    return human_agreement([h for h, _ in pairs], [j for _, j in pairs])
 
 
 @dataclass(slots=True)

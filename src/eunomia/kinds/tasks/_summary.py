@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from eunomia import defaults
+from eunomia.kinds._task_suites import HumanAgreement, human_agreement
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures
-from eunomia.kinds.tasks._human import HumanAgreement, human_agreement
 from eunomia.kinds.tasks._summary_rows import (
     RepeatConsistency,
     Repeats,

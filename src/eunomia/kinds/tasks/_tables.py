@@ -15,8 +15,8 @@ from typing import Any
 from eunomia.cut import cut_optional, cut_text
 from eunomia.exports import LIST_HERE, dump_yaml
 from eunomia.judge import judge_trust
+from eunomia.kinds._task_suites import HumanAgreement
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures, mean_score
-from eunomia.kinds.tasks._human import HumanAgreement
 from eunomia.kinds.tasks._summary import GroupStat, TasksSummary
 from eunomia.kinds.tasks._summary_rows import RepeatStat, SpeedRow
 from eunomia.stats import Interval
