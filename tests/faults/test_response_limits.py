@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import glob
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import aiohttp
 import pytest
 from tests.support.cli import run_cli
 from tests.support.hostile_server import HostileServer, feedback_body
+from tests.support.store_size import stored_blob_bytes
 
 from eunomia import defaults
 from eunomia.athena import AthenaFeedback, bounded_feedback
@@ -208,11 +208,7 @@ def test_cli_default_limit_fails_a_12_mb_answer_and_a_raised_one_scores_it(
         assert len(whole) > 11_900_000
     finally:
         store.close()
-    con = sqlite3.connect(results / "eunomia.db")
-    try:
-        stored = con.execute("SELECT SUM(LENGTH(data)) FROM blobs").fetchone()[0]
-    finally:
-        con.close()
+    stored = stored_blob_bytes(results / "eunomia.db")
     assert stored < MB  # compressed, once
 
     for value, said in (("0", "must be positive, got 0"), ("-3", "must be positive"),

@@ -6,7 +6,6 @@ whole once in the run store and cut, saying so, in the result files."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 import yaml
 from tests.support.cli import run_cli
 from tests.support.hostile_server import HostileServer
+from tests.support.store_size import stored_blob_bytes
 
 from eunomia import defaults
 from eunomia.store import RunStore
@@ -73,9 +73,5 @@ def test_eval_refuses_a_12_mb_answer_by_default_and_cuts_it_in_files_when_raised
             assert len(whole) > 11_900_000 and "cut by Eunomia" not in whole
     finally:
         store.close()
-    con = sqlite3.connect(results / "eunomia.db")
-    try:
-        stored = con.execute("SELECT SUM(LENGTH(data)) FROM blobs").fetchone()[0]
-    finally:
-        con.close()
+    stored = stored_blob_bytes(results / "eunomia.db")
     assert stored < MB

@@ -58,6 +58,7 @@ from eunomia.kinds._task_suites._human import (
     HumanAnswers,
     human_agreement,
     human_answers,
+    scores_kappa,
 )
 from eunomia.kinds._task_suites._models import (
     NO_JUDGE,
@@ -108,6 +109,7 @@ __all__ = [
     "padded",
     "price_table",
     "row_name",
+    "scores_kappa",
     "selected",
     "selected_answers",
     "selected_count",

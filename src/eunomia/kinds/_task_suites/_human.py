@@ -30,9 +30,6 @@ from eunomia.store import RunInfo, RunStore
 from eunomia.tasks import CaseResult, TaskSuite
 from eunomia.tasks._labels import ScoreLabel, read_task_labels, resolve_score, task_labels_path
 
-RESAMPLES = 1000
-"""Bootstrap resamples of the kappa's interval (as the label server's)."""
-
 
 @dataclass(frozen=True, slots=True)
 class HumanAgreement:
@@ -65,16 +62,19 @@ class HumanAgreement:
                 f"human-scored case{'s' if self.cases != 1 else ''}")
 
 
-def _qwk(a: Sequence[float], b: Sequence[float]) -> float | None:
+def scores_kappa(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Quadratic-weighted kappa of two raters' 0-5 scores (rounded to the scale)."""
     return quadratic_weighted_kappa([round(x) for x in a], [round(y) for y in b], list(SCORES))
 
 
-def human_agreement(human: Sequence[float], judged: Sequence[float]) -> HumanAgreement | None:
-    """The judge's scores ``judged`` against ``human`` (paired, one per case); None when no
-    case has a human score."""
+def human_agreement(human: Sequence[float], judged: Sequence[float],
+                    resamples: int = 1000) -> HumanAgreement | None:
+    """The judge's scores ``judged`` against ``human`` (paired, one per case), the kappa's
+    interval from ``resamples`` bootstrap resamples of the cases; None when no case has a
+    human score."""
     if not human:
         return None
-    qwk = paired_statistic_ci(human, judged, _qwk, resamples=RESAMPLES) \
+    qwk = paired_statistic_ci(human, judged, scores_kappa, resamples=resamples) \
         if enough(len(human)) else None
     return HumanAgreement(len(human), qwk, mean_absolute_difference(human, judged))
 
