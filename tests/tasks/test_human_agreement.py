@@ -157,3 +157,17 @@ def test_judge_check_scores_the_answers_people_scored_and_compares(
     assert report.returncode == 0, report.stdout + report.stderr
     html = (tmp_path / "results" / "check" / "report.html").read_text(encoding="utf-8")
     assert "Judge vs human scores" in html and expected.kappa_text() in html
+
+
+def test_eval_of_another_candidate_says_the_people_scored_other_answers(
+        served: FakeLLM, tmp_path: Path) -> None:
+    suite = _suite(tmp_path, 4)  # scores of openai:fake-candidate's answers
+    got = run_cli("eval", suite, "--model", "openai:another", "--judge", "openai:fake-judge",
+                  "--results", "results", cwd=tmp_path, env={"COLUMNS": "200"}, timeout=120)
+    assert got.returncode == 0, got.stdout + got.stderr
+    said = " ".join((got.stdout + got.stderr).split())
+    assert ("general_knowledge: the human scores in labels.yml rated other answers (4 of "
+            "openai:fake-candidate) than this eval's candidate(s) openai:another give") in said
+    same = run_cli("eval", suite, "--model", "openai:fake-candidate", "--judge",
+                   "openai:fake-judge", "--results", "results", cwd=tmp_path, timeout=120)
+    assert same.returncode == 0 and "rated other answers" not in same.stdout + same.stderr

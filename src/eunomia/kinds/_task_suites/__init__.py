@@ -58,6 +58,7 @@ from eunomia.kinds._task_suites._human import (
     HumanAnswers,
     human_agreement,
     human_answers,
+    scored_other_answers,
     scores_kappa,
 )
 from eunomia.kinds._task_suites._models import (
@@ -109,6 +110,7 @@ __all__ = [
     "padded",
     "price_table",
     "row_name",
+    "scored_other_answers",
     "scores_kappa",
     "selected",
     "selected_answers",

@@ -175,3 +175,28 @@ def _read_answers(db: RunStore, run: RunInfo, target: str,
     if differ:
         out.notes.append(f"{differ} human-scored answer(s) of run {run.name} left out: the "
                          "stored answer is not the text that was scored, or is missing")
+
+
+def scored_other_answers(suites: Sequence[TaskSuite], candidates: Sequence[str]) -> list[str]:
+    """A warning per suite whose human scores (labels.yml) rated answers of a candidate that
+    is not among ``candidates``: an eval compares its judge's score of its own candidate's
+    answer with the people's score of another answer."""
+    out: list[str] = []
+    for suite in suites:
+        labels, _ = read_task_labels(task_labels_path(Path(suite.path)))
+        if labels is None:
+            continue
+        others: dict[str, int] = {}
+        for by in labels.suites.get(suite.name, {}).values():
+            for label in by.values():
+                if label.target and label.target not in candidates:
+                    others[label.target] = others.get(label.target, 0) + 1
+        if others:
+            whose = ", ".join(f"{n} of {t}" for t, n in sorted(others.items()))
+            out.append(
+                f"{suite.name}: the human scores in labels.yml rated other answers ({whose}) "
+                f"than this eval's candidate(s) {', '.join(candidates)} give: 'Judge vs "
+                "human' compares the judge's score of one answer with people's score of "
+                "another (eval the labelled candidate again, from the cache, or judge-check "
+                "these suites to compare like with like)")
+    return out
