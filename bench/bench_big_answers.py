@@ -14,7 +14,7 @@ prints as "Maximum resident set size"); the results folder's size is measured af
     .venv/bin/python bench/bench_big_answers.py --limit-mb 60       # the limit raised
 
 ``--src`` is put on the child's PYTHONPATH (the installed ``eunomia`` command then runs that
-code); ``--limit-mb`` sets ``$EUNOMIA_MAX_RESPONSE_MB``. Targets (with the default 10 MB
+code); ``--limit-mb`` passes ``--max-response-mb`` to the runs. Targets (with the default 10 MB
 limit): peak RSS at most ``--max-rss-mb`` (250) in every run, whatever the answer, and result
 files at most ``--max-results-mb`` (5) per run; the exit code is non-zero on a miss.
 """
@@ -62,7 +62,8 @@ def folder_mb(path: Path) -> float:
 
 
 def run_once(url: str, concurrency: int, work: Path, env: dict[str, str],
-             timeout: float) -> tuple[float, float, float, int, str, str]:
+             timeout: float, limit_mb: float | None = None
+             ) -> tuple[float, float, float, int, str, str]:
     """One ``eunomia run``: peak RSS (MB), wall (s), results (MB), exit code, failed cases and
     the first one's reason."""
     if work.exists():
@@ -73,7 +74,8 @@ def run_once(url: str, concurrency: int, work: Path, env: dict[str, str],
     usage = work / "usage.json"
     cmd = [sys.executable, "-I", "-S", str(BENCH / "_spawn.py"), str(usage), str(timeout), "--",
            eunomia, "run", str(EXAMPLE), "--server-url", url, "--concurrency", str(concurrency),
-           "--retries", "0", "--results", str(results), "--run-name", "big"]
+           "--retries", "0", "--results", str(results), "--run-name", "big",
+           *(["--max-response-mb", f"{limit_mb:g}"] if limit_mb is not None else [])]
     with (work / "stdout.txt").open("wb") as out, (work / "stderr.txt").open("wb") as err:
         rc = subprocess.run(cmd, cwd=work, env=env, stdout=out, stderr=err, check=False).returncode
     got = json.loads(usage.read_text())
@@ -97,7 +99,7 @@ def main() -> int:
     parser.add_argument("--src", type=Path, default=ROOT / "src",
                         help="the code the eunomia command runs (put on PYTHONPATH)")
     parser.add_argument("--limit-mb", type=float, default=None,
-                        help="$EUNOMIA_MAX_RESPONSE_MB for the runs (default: not set)")
+                        help="--max-response-mb for the runs (default: not given)")
     parser.add_argument("--max-rss-mb", type=float, default=250.0)
     parser.add_argument("--max-results-mb", type=float, default=5.0)
     parser.add_argument("--timeout", type=float, default=600.0)
@@ -109,8 +111,6 @@ def main() -> int:
     env.update({"PYTHONPATH": str(args.src.resolve()), "NO_COLOR": "1",
                 "TMPDIR": str(args.workdir)})
     env.pop("ATHENA_SECRET", None)
-    if args.limit_mb is not None:
-        env["EUNOMIA_MAX_RESPONSE_MB"] = str(args.limit_mb)
     args.workdir.mkdir(parents=True, exist_ok=True)
     rows: list[Result] = []
     for mode in args.modes:
@@ -120,7 +120,7 @@ def main() -> int:
                 for concurrency in args.concurrency:
                     rss, wall, results_mb, rc, failed, reason = run_once(
                         url, concurrency, args.workdir / f"{mode}_{transfer}_{concurrency}",
-                        env, args.timeout)
+                        env, args.timeout, args.limit_mb)
                     rows.append(Result(mode, transfer, concurrency, rss, wall, results_mb, rc,
                                        failed, reason))
                     print(f"{mode:8} {transfer:8} c={concurrency}: peak RSS {rss:7.1f} MB, "
@@ -129,7 +129,7 @@ def main() -> int:
             finally:
                 proc.terminate()
                 proc.wait(10)
-    limit = f"$EUNOMIA_MAX_RESPONSE_MB={args.limit_mb:g}" if args.limit_mb else "default limit"
+    limit = f"--max-response-mb {args.limit_mb:g}" if args.limit_mb else "default limit"
     print(f"\n### {args.mb:g} MB answers, 14 cases, {limit}"
           f"{' — ' + args.label if args.label else ''} ({time.strftime('%Y-%m-%d %H:%M')})\n")
     print("| answer | sent | concurrency | peak RSS | wall | result files | failed | first "

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "mutation"),
     ("models", "athena", "pricing", "store", "scheduler", "metering"),
     ("apollon", "stats", "files", "errors", "bounds", "defaults", "yamlfile", "jsonbody",
-     "templates", "lazy", "serving", "limits", "__init__"),
+     "templates", "lazy", "serving", "limits", "cut", "__init__"),
 )
 """Top-level packages and modules of ``eunomia``, from the command line down."""
 

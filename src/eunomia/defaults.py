@@ -28,8 +28,8 @@ MAX_RESPONSE_BYTES: Final = 10_000_000
 the case fails with a reason naming the limit, and nothing more is read, so memory stays
 bounded whatever a system answers (see :mod:`eunomia.scheduler._body`). Operational: not part
 of a cache key."""
-MAX_RESPONSE_ENV: Final = "EUNOMIA_MAX_RESPONSE_MB"
-"""Environment variable that sets another response limit, in megabytes (e.g. ``50``)."""
+MAX_RESPONSE_OPTION: Final = "--max-response-mb"
+"""The run option that sets another response limit, in megabytes (e.g. ``50``)."""
 MAX_RESPONSE_MB_LIMIT: Final = 100_000
 """The largest response limit that may be set, in megabytes."""
 FEEDBACK_TEXT_MAX: Final = 100_000

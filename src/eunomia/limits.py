@@ -15,6 +15,7 @@ LIMITS: dict[str, float] = {
     "--concurrency": defaults.MAX_CONCURRENCY, "--timeout": defaults.MAX_TIMEOUT_S,
     "--repeat": defaults.MAX_REPEATS, "--judge-repeats": defaults.MAX_REPEATS,
     "--retries": defaults.MAX_RETRIES,
+    defaults.MAX_RESPONSE_OPTION: defaults.MAX_RESPONSE_MB_LIMIT,
 }
 """The largest value of each numeric option (others: 1e9)."""
 

@@ -8,23 +8,25 @@ from __future__ import annotations
 
 import glob
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 from tests.support.cli import run_cli
 from tests.support.hostile_server import HostileServer, feedback_body
+from tests.support.store_size import stored_blob_bytes
 
 from eunomia import defaults
 from eunomia.athena import AthenaFeedback, bounded_feedback
+from eunomia.model_server import Upstream, start_model_server
 from eunomia.models._http_config import HttpEndpoint
 from eunomia.models._types import ChatMessage, ChatRequest
 from eunomia.models.providers.openai import OpenAIProvider
 from eunomia.scenarios import Scenario, load_scenario
 from eunomia.scheduler import CallError, RetryPolicy, call_with_retry
-from eunomia.scheduler._body import default_response_limit, response_limit
+from eunomia.scheduler._body import response_limit
 from eunomia.store import RunStore
 from eunomia.targets.athena import AthenaTarget
 from eunomia.targets.http import HttpTarget
@@ -66,7 +68,7 @@ async def test_athena_answer_over_the_limit_fails_once_naming_it(
         await _athena(f"{hostile.base_url}/big?bytes={20 * MB}&chunked={chunked}", scenario)
     error = caught.value
     assert "larger than the 200 KB response limit" in error.reason
-    assert defaults.MAX_RESPONSE_ENV in error.reason
+    assert "raise the limit: --max-response-mb <megabytes>" in error.reason
     assert error.attempts == 1 and error.attempt_log == ("answer over 200 KB",)  # not retried
     assert ("Content-Length is 20,000,000 bytes" in error.reason) == (chunked == "0")
     frames, tb = [], error.__traceback__
@@ -157,21 +159,11 @@ async def test_openai_provider_answers_past_the_limit(hostile: HostileServer,
         await endless.close()
 
 
-def test_the_limit_is_the_default_outside_a_call(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_limit_is_the_default_outside_a_call() -> None:
     assert response_limit() == defaults.MAX_RESPONSE_BYTES == 10 * MB
-    monkeypatch.setenv(defaults.MAX_RESPONSE_ENV, "2.5")
-    default_response_limit.cache_clear()
-    try:
-        assert response_limit() == 2_500_000
-        assert RetryPolicy().max_response_bytes is None
-        for wrong in ("abc", "0", "-3", "nan", "inf", "1e9"):
-            monkeypatch.setenv(defaults.MAX_RESPONSE_ENV, wrong)
-            default_response_limit.cache_clear()
-            with pytest.raises(Exception, match=defaults.MAX_RESPONSE_ENV):
-                RetryPolicy()
-    finally:
-        monkeypatch.delenv(defaults.MAX_RESPONSE_ENV)
-        default_response_limit.cache_clear()
+    assert RetryPolicy().max_response_bytes is None
+    with pytest.raises(ValueError, match="max_response_bytes must be at least 1"):
+        RetryPolicy(max_response_bytes=0)
 
 
 # --- as a user runs it ----------------------------------------------------------------------
@@ -197,8 +189,8 @@ def test_cli_default_limit_fails_a_12_mb_answer_and_a_raised_one_scores_it(
         assert case["status"] == "failed" and case["attempts"] == 1
         assert "larger than the 10 MB response limit" in case["error"]
 
-    raised = run_cli(*common, "--run-name", "raised", cwd=tmp_path, timeout=120,
-                     env={defaults.MAX_RESPONSE_ENV: "13"})
+    raised = run_cli(*common, "--run-name", "raised", "--max-response-mb", "13",
+                     cwd=tmp_path, timeout=120)
     assert raised.returncode == 0, raised.stdout + raised.stderr
     files = list((results / "raised" / "project_management" / "test_cases").glob("*.json"))
     assert len(files) == 2
@@ -216,17 +208,19 @@ def test_cli_default_limit_fails_a_12_mb_answer_and_a_raised_one_scores_it(
         assert len(whole) > 11_900_000
     finally:
         store.close()
-    con = sqlite3.connect(results / "eunomia.db")
-    try:
-        stored = con.execute("SELECT SUM(LENGTH(data)) FROM blobs").fetchone()[0]
-    finally:
-        con.close()
+    stored = stored_blob_bytes(results / "eunomia.db")
     assert stored < MB  # compressed, once
 
-    wrong = run_cli(*common, "--run-name", "wrong", cwd=tmp_path,
-                    env={defaults.MAX_RESPONSE_ENV: "ten"})
-    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
-    assert f"${defaults.MAX_RESPONSE_ENV} must be a number of megabytes" in wrong.stderr
+    for value, said in (("0", "must be positive, got 0"), ("-3", "must be positive"),
+                        ("nan", "must be positive, got nan"),
+                        ("1e999", "must be at most 100000, got inf"),
+                        ("200000", "must be at most 100000"),
+                        ("ten", "Invalid value for '--max-response-mb'")):
+        wrong = run_cli(*common, "--run-name", "wrong", "--max-response-mb", value,
+                        cwd=tmp_path)
+        assert wrong.returncode == 2 and "Traceback" not in wrong.stderr, value
+        assert said in wrong.stderr, (value, wrong.stderr)
+    assert not (results / "wrong").exists()  # refused before anything ran
 
 
 def test_items_of_a_short_answer_are_not_looked_at() -> None:
@@ -237,3 +231,35 @@ def test_items_of_a_short_answer_are_not_looked_at() -> None:
     cut = bounded_feedback(items, 1_000, limit=10)
     assert cut is not items and cut[0].description.startswith("d" * 10 + "… [cut by Eunomia")
     assert bounded_feedback(items, None, limit=10)[0].description != items[0].description
+
+
+async def _relay_chat(url: str) -> tuple[int, Any, Any]:
+    """POST a chat completion to a served model (``url``: its base, ending in /v1); its
+    status, its JSON and the server's usage record."""
+    async with aiohttp.ClientSession() as session:
+        async with session.post(f"{url}/chat/completions", json={
+                "model": "m", "messages": [{"role": "user", "content": "hi"}]}) as resp:
+            status, body = resp.status, await resp.json(content_type=None)
+        async with session.get(f"{url.removesuffix('/v1')}/eunomia/usage") as resp:
+            usage = await resp.json(content_type=None)
+    return status, body, usage
+
+
+async def test_serve_model_relay_refuses_an_upstream_answer_over_the_limit(
+        hostile: HostileServer) -> None:
+    """``eunomia serve-model --upstream``: an upstream answering 12 MB is not read whole nor
+    relayed: the client gets a 502 naming the limit, and the call is recorded as failed."""
+    for size, expected in ((12 * MB, 502), (150_000, 200)):
+        served = Upstream(f"{hostile.base_url}/openai/{size}")
+        runner, url = await start_model_server(served)
+        try:
+            status, body, usage = await _relay_chat(url)
+        finally:
+            await runner.cleanup()
+            await served.close()
+        assert status == expected, body
+        assert usage["calls"][-1]["status"] == expected
+        if expected == 502:
+            assert "larger than the 10 MB response limit" in body["error"]["message"]
+        else:
+            assert len(body["choices"][0]["message"]["content"]) > 140_000

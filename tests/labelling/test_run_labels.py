@@ -121,6 +121,7 @@ async def test_score_answers_then_eval_measures_the_judge_against_them(
     assert "Cases with a human score │ 4" in out
     # the judge gave 4, 2, 4, 4: |4-4| + |2-1| + |4-4| + |4-5| over 4
     assert "Judge vs human: mean absolute difference │ 0.500" in out
+    assert "quadratic-weighted kappa [95% CI] │ too few cases to tell (4 cases" in out
 
 
 def test_runs_that_cannot_be_labelled(served: FakeLLM, suite: Path, tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ Routes (every method; ``/big`` is the default):
   it (``openai``). ``chunked=1`` leaves out the Content-Length.
 * ``/endless?sse=0|1``: a 200 that never ends (text, or server-sent events of JSON data).
 * ``/error?bytes=N``: an HTTP 500 of N bytes.
+* ``/openai/N/...``: an OpenAI chat completion of N bytes (``/openai/N`` is an
+  ``$OPENAI_BASE_URL``: the provider appends ``/chat/completions``).
 
 Bodies are sent in 64 KB pieces; a client that hangs up ends the answer. ``sent[path]``
 counts the bytes written per route, so a test can tell a body was not read to its end.
@@ -81,6 +83,9 @@ class HostileServer(ScriptedServer):
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         query = request.query
         size = int(query.get("bytes", "1000"))
+        parts = request.path.strip("/").split("/")
+        if parts[0] == "openai" and len(parts) > 1:
+            return await self._send(request, openai_body(int(parts[1])))
         if request.path.startswith("/endless"):
             sse = query.get("sse") == "1"
             return await self._send(request, None,

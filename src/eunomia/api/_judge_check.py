@@ -21,11 +21,13 @@ from eunomia.judge import Judge, Rubric
 from eunomia.kinds import Selection
 from eunomia.kinds.judge_check import (
     CheckedJudge,
+    HumanAnswers,
     JudgeCheckPlan,
     JudgeCheckSummary,
     JudgeVerdict,
     StoredCheck,
     StoredVerdict,
+    human_answers,
     selected_count,
     stored_verdicts,
 )
@@ -54,19 +56,22 @@ async def judge_check(
     rubric: Rubric | None = None,
     weighted: bool = True,
     providers: Mapping[str, ModelProvider] | None = None,
+    human: HumanAnswers | None = None,
     **run: Unpack[RunArgs],
 ) -> RunReport[JudgeCheckSummary]:
     """Check every judge (named ``names``, default their specs) on the selected checkable
     cases of ``suites``; export and summarize (``report.exported[i].summary`` is each
     judge's :class:`eunomia.kinds.judge_check.JudgeCheckSummary`). ``providers`` (spec ->
-    an open provider) are used instead of building them (and left open); ``run``: the
-    engine's options (:class:`eunomia.run.RunArgs`)."""
+    an open provider) are used instead of building them (and left open); ``human``: answers
+    people scored (:func:`eunomia.kinds.judge_check.human_answers`), which each judge scores
+    too, set against the people's scores; ``run``: the engine's options
+    (:class:`eunomia.run.RunArgs`)."""
     labels = list(names) if names is not None else [j.spec for j in judges]
     if len(labels) != len(judges):
         raise EunomiaError("give one name per judge")
     plan = JudgeCheckPlan(suites, [CheckedJudge(s, n) for s, n in zip(judges, labels,
                                                                        strict=True)],
-                          judge_repeats, rubric, weighted, providers)
+                          judge_repeats, rubric, weighted, providers, human)
     return await run_evaluation(plan, run_name=run_name, results_dir=results_dir,
                                 options=options, **run)
 
@@ -115,11 +120,18 @@ def judge_check_command(what: JudgeCheckRequest, run: RunRequest,
     settings = {"paths": [str(p) for p in what.paths],
                 "rubric_option": str(what.rubric) if what.rubric is not None else None}
     assert run.run_name is not None
+    human = human_answers(suites, run.store_path)
+    for note in human.notes:
+        out.print(f"[yellow]warning:[/] {escape(note)}", soft_wrap=True)
+    if human.count():
+        out.print(f"{human.count()} answer(s) people scored (eunomia label) are judged too: "
+                  "the judge against their scores")
     report = asyncio.run(judge_check(
         suites, judges, run_name=run.run_name, results_dir=run.results, options=run.options,
         judge_repeats=what.judge_repeats,
         rubric=Rubric.load(what.rubric) if what.rubric is not None else None,
-        weighted=what.weighted, console=out, settings=settings, **run.engine_args()))
+        weighted=what.weighted, console=out, settings=settings, human=human,
+        **run.engine_args()))
     result = run_result(report, "answer(s) could not be judged (failed calls); see "
                                 "judge_check.json")
     with_load_errors(result, load_errors)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
 from rich.console import Console
+from rich.markup import escape
 
 from eunomia import defaults
 from eunomia.api._controls import controls_before_eval
@@ -18,7 +19,7 @@ from eunomia.api._judge_check import check_before_eval
 from eunomia.api._suites import given_models, load_task_suites, stored_models, with_load_errors
 from eunomia.errors import EunomiaError
 from eunomia.judge import Rubric
-from eunomia.kinds._task_suites import NO_JUDGE, Candidate, selected_entries
+from eunomia.kinds._task_suites import NO_JUDGE, Candidate, scored_other_answers, selected_entries
 from eunomia.kinds.judge_check import SETTING as STORED_CHECK
 from eunomia.kinds.tasks import (
     CONTROLS_SETTING,
@@ -215,6 +216,8 @@ def eval_command(what: TaskRequest, run: RunRequest,
         raise EunomiaError(f"no test case matches {', '.join(run.case)}")
     config = load_config()
     candidates = [e.resolve(config) for e in what.models]
+    for warning in scored_other_answers(suites, [name for name, _ in candidates]):
+        out.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
     judge_spec = None if no_judge else scoring_judge(resolve_spec(what.judge, config),
                                                      feedback=what.judge_feedback)
     rubric = Rubric.load(what.rubric) if what.rubric is not None else None

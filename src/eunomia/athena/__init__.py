@@ -1,6 +1,6 @@
 """The Athena feedback-module HTTP contract: request and response models."""
 
-from eunomia.athena._bounded import bounded_feedback, cut_text
+from eunomia.athena._bounded import bounded_feedback
 from eunomia.athena._contract import (
     AthenaExercise,
     AthenaFeedback,
@@ -49,7 +49,6 @@ __all__ = [
     "bounded_feedback",
     "case_index",
     "check_id_base",
-    "cut_text",
     "is_apollon_v2",
     "is_manager_url",
     "parse_feedback_response",

@@ -16,16 +16,9 @@ import orjson
 
 from eunomia import defaults
 from eunomia.athena._contract import AthenaFeedback
+from eunomia.cut import cut_text
 
 _TEXTS = ("title", "description", "reference")
-
-
-def cut_text(text: str, limit: int = defaults.FEEDBACK_TEXT_MAX) -> str:
-    """``text`` when it fits in ``limit`` characters, else its start and a note saying so."""
-    if len(text) <= limit:
-        return text
-    return (f"{text[:limit]}… [cut by Eunomia at {limit:,} of {len(text):,} characters; the "
-            "whole answer is kept in the run store]")
 
 
 def _size(value: Any) -> int:

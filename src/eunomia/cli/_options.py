@@ -87,6 +87,10 @@ def _shared(w: Words) -> dict[str, tuple[Any, Any]]:
             "--retry-500", help="Also retry HTTP 500. Off by default: a 500 is mostly "
                                 "deterministic, and each attempt may spend LLM tokens the "
                                 "system never reports.")], False),
+        "max_response_mb": (Annotated[float, typer.Option(
+            help=f"The largest answer read from a {w.system}, in megabytes: past it the case "
+                 "fails, naming the limit (docs/robustness.md).")],
+            defaults.MAX_RESPONSE_BYTES / 1_000_000),
         "resume": (Annotated[str | None, typer.Option(
             help=f"Continue an interrupted {w.run}: what is finished is not asked again.")],
             None),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
@@ -17,14 +16,14 @@ from typing import Any
 import orjson
 
 from eunomia.errors import EunomiaError
-from eunomia.judge import SCORES, Rubric
+from eunomia.judge import Rubric
+from eunomia.kinds._task_suites import scores_kappa
 from eunomia.labelling._store import read_scores
 from eunomia.stats import (
     Interval,
     krippendorff_alpha,
     mean_absolute_difference,
     paired_statistic_ci,
-    quadratic_weighted_kappa,
 )
 from eunomia.store import RunStore
 from eunomia.tasks import CaseResult
@@ -214,7 +213,7 @@ class RunBook:
                      for a in judged if who == "mean of the labellers" or who in a.scores]
             humans, judge = [p[0] for p in pairs], [p[1] for p in pairs]
             out.append(Agreement(who, len(pairs), paired_statistic_ci(
-                humans, judge, _qwk, resamples=AGREEMENT_RESAMPLES),
+                humans, judge, scores_kappa, resamples=AGREEMENT_RESAMPLES),
                 mean_absolute_difference(humans, judge) if pairs else None))
         return out
 
@@ -223,10 +222,6 @@ class RunBook:
         units: list[list[float | None]] = [[float(s.score) for s in a.scores.values()]
                                            for a in snap.answers if len(a.scores) >= 2]
         return (krippendorff_alpha(units, "interval") if units else None), len(units)
-
-
-def _qwk(a: Sequence[float], b: Sequence[float]) -> float | None:
-    return quadratic_weighted_kappa([round(x) for x in a], [round(y) for y in b], list(SCORES))
 
 
 def _scale(rubric: Any) -> dict[int, str]:

@@ -27,6 +27,7 @@ from eunomia.errors import EunomiaError, redact
 from eunomia.model_server._note import CallNote
 from eunomia.model_server._replies import error_response, json_response, model_entry
 from eunomia.models import Usage
+from eunomia.scheduler import CallError, read_body
 
 _HOP_HEADERS = {"content-length", "transfer-encoding", "connection", "keep-alive",
                 "content-encoding"}
@@ -110,7 +111,9 @@ class Upstream:
         session = await self._session_()
         try:
             async with session.get(self.base_url + "/models", headers=self._headers()) as r:
-                status, body = r.status, await r.read()
+                status, body = r.status, await read_body(r, "the upstream's GET /models")
+        except CallError as exc:  # an answer over the response limit
+            return error_response(502, exc.reason, kind="server_error", code="upstream_error")
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
             return error_response(502, self._hide(f"the upstream {self.base_url} cannot be "
                                                   f"reached: {exc or type(exc).__name__}"),
@@ -161,7 +164,14 @@ class Upstream:
         try:
             if note.streamed and upstream.status == 200:
                 return await self._stream(request, upstream, note, strip_usage)
-            answer = await upstream.read()
+            try:
+                answer = await read_body(upstream, "the upstream")
+            except CallError as exc:  # over the response limit: not read, not relayed
+                note.usage = None
+                note.error = exc.reason
+                note.finish(502)
+                return error_response(502, exc.reason, kind="server_error",
+                                      code="upstream_error")
             try:
                 decoded = orjson.loads(answer)
             except orjson.JSONDecodeError:

@@ -76,6 +76,8 @@ class RunRequest:
     timeout: float = defaults.REQUEST_TIMEOUT_S
     retries: int = defaults.RETRIES
     retry_500: bool = False
+    max_response_mb: float = defaults.MAX_RESPONSE_BYTES / 1_000_000
+    """The largest answer body read, in (decimal) megabytes: past it the case fails."""
     resume: str | None = None
     """The name of a stopped run to continue: finished cases are not asked again."""
     retry_failed: bool = False
@@ -106,7 +108,8 @@ class RunRequest:
     def options(self) -> RunOptions:
         """How the calls are made (never part of a cache key)."""
         return RunOptions(self.concurrency, RetryPolicy(
-            retries=self.retries, timeout_s=self.timeout, retry_500=self.retry_500))
+            retries=self.retries, timeout_s=self.timeout, retry_500=self.retry_500,
+            max_response_bytes=max(1, round(self.max_response_mb * 1_000_000))))
 
     def engine_args(self) -> RequestArgs:
         """What the engine takes of these options (:func:`eunomia.run.run_evaluation`)."""
@@ -126,7 +129,7 @@ class RunRequest:
         contradiction."""
         for name, value in (("--concurrency", self.concurrency), ("--timeout", self.timeout),
                             ("--max-cases", self.max_cases), ("--repeat", self.repeat),
-                            *more):
+                            (defaults.MAX_RESPONSE_OPTION, self.max_response_mb), *more):
             check_positive(name, value)
         check_positive("--retries", self.retries, allow_zero=True)
         if self.cache and self.no_cache:

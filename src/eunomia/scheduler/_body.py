@@ -3,8 +3,8 @@ endless stream) fails its case with a reason naming the limit, and never fills m
 
 The limit is an operational setting of the attempt, like its timeout:
 :attr:`eunomia.scheduler.RetryPolicy.max_response_bytes` (default
-:data:`eunomia.defaults.MAX_RESPONSE_BYTES`, 10 MB; ``$EUNOMIA_MAX_RESPONSE_MB`` sets another
-default). :func:`~eunomia.scheduler.call_with_retry` puts it in force for the attempts it makes
+:data:`eunomia.defaults.MAX_RESPONSE_BYTES`, 10 MB; on the command line ``--max-response-mb``).
+:func:`~eunomia.scheduler.call_with_retry` puts it in force for the attempts it makes
 (a context variable, so it reaches every target and provider, also on a Ray worker, without
 being threaded through them); outside one, the default applies.
 
@@ -18,43 +18,21 @@ is all a reason shows).
 from __future__ import annotations
 
 import codecs
-import math
-import os
 from collections.abc import AsyncIterator
 from contextvars import ContextVar
-from functools import cache
 
 import aiohttp
 
 from eunomia import defaults
-from eunomia.errors import EunomiaError
 from eunomia.scheduler._errors import CallError
 
 _LIMIT: ContextVar[int | None] = ContextVar("eunomia_response_limit", default=None)
 
 
-@cache
-def default_response_limit() -> int:
-    """:data:`eunomia.defaults.MAX_RESPONSE_BYTES`, or ``$EUNOMIA_MAX_RESPONSE_MB`` megabytes
-    when it is set; an error naming the variable when it is not a size."""
-    text = os.environ.get(defaults.MAX_RESPONSE_ENV, "").strip()
-    if not text:
-        return defaults.MAX_RESPONSE_BYTES
-    try:
-        megabytes = float(text)
-    except ValueError:
-        megabytes = math.nan
-    if not (math.isfinite(megabytes) and 0 < megabytes <= defaults.MAX_RESPONSE_MB_LIMIT):
-        raise EunomiaError(
-            f"${defaults.MAX_RESPONSE_ENV} must be a number of megabytes above 0 and at most "
-            f"{defaults.MAX_RESPONSE_MB_LIMIT:,}, got {text!r}")
-    return max(1, round(megabytes * 1_000_000))
-
-
 def response_limit() -> int:
     """The largest body, in bytes, the attempt being made may read."""
     limit = _LIMIT.get()
-    return default_response_limit() if limit is None else limit
+    return defaults.MAX_RESPONSE_BYTES if limit is None else limit
 
 
 def limit_responses(limit: int | None) -> object:
@@ -85,7 +63,7 @@ def too_large(what: str, limit: int, declared: int | None = None) -> CallError:
         f"{what + ': ' if what else ''}the answer is larger than the {size_text(limit)} "
         f"response limit ({got}); "
         f"the rest was not read. If answers this large are expected, raise the limit: "
-        f"${defaults.MAX_RESPONSE_ENV}=<megabytes>",
+        f"{defaults.MAX_RESPONSE_OPTION} <megabytes>",
         retryable=False, label=f"answer over {size_text(limit)}")
 
 

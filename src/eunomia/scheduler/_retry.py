@@ -28,7 +28,7 @@ from tenacity import (
 )
 
 from eunomia import defaults
-from eunomia.scheduler._body import default_response_limit, limit_responses, restore_limit
+from eunomia.scheduler._body import limit_responses, restore_limit
 from eunomia.scheduler._errors import CallError
 from eunomia.scheduler._limiter import AdaptiveLimiter
 
@@ -49,13 +49,11 @@ class RetryPolicy:
     under test may have spent LLM tokens on each attempt without reporting them."""
     max_response_bytes: int | None = None
     """The largest answer body an attempt reads (None: :data:`eunomia.defaults.
-    MAX_RESPONSE_BYTES`, or ``$EUNOMIA_MAX_RESPONSE_MB``); past it the attempt fails, not
-    retried (see :mod:`eunomia.scheduler._body`)."""
+    MAX_RESPONSE_BYTES`, 10 MB; ``--max-response-mb`` on the command line); past it the
+    attempt fails, not retried (see :mod:`eunomia.scheduler._body`)."""
 
     def __post_init__(self) -> None:
-        if self.max_response_bytes is None:
-            default_response_limit()  # a wrong $EUNOMIA_MAX_RESPONSE_MB fails here, clearly
-        elif self.max_response_bytes < 1:
+        if self.max_response_bytes is not None and self.max_response_bytes < 1:
             raise ValueError(f"max_response_bytes must be at least 1, got "
                              f"{self.max_response_bytes}")
 

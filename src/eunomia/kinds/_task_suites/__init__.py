@@ -8,7 +8,9 @@
 - ``_controls.py``: the controlled answers of a judge check, built from the references;
 - ``_cases.py``: the selected cases, the rows of unusable ones, what calls add up to;
 - ``_plan.py``: :class:`SuitePlan` and :class:`SuiteTargetRun`, the bases of their plans;
-- ``_suite_files.py``: which files hold task suites, and their validation.
+- ``_suite_files.py``: which files hold task suites, and their validation;
+- ``_human.py``: the judge against human scores (kappa with an interval), and the answers
+  people scored (``eunomia label RUN``) read back for a judge check.
 
 The task-suite *format* (YAML, loading, categories, checks, snapshots) is :mod:`eunomia.tasks`.
 """
@@ -40,6 +42,7 @@ from eunomia.kinds._task_suites._controls import (
     EASY_CONTROLS,
     FLOOR_CONTROLS,
     REFUSAL,
+    SEPARATOR,
     Control,
     answers,
     checkable,
@@ -50,6 +53,15 @@ from eunomia.kinds._task_suites._controls import (
     split_row_name,
     truncated,
     unchecked,
+)
+from eunomia.kinds._task_suites._human import (
+    HumanAgreement,
+    HumanAnswer,
+    HumanAnswers,
+    human_agreement,
+    human_answers,
+    scored_other_answers,
+    scores_kappa,
 )
 from eunomia.kinds._task_suites._models import (
     NO_JUDGE,
@@ -71,10 +83,14 @@ __all__ = [
     "NOT_APPLICABLE",
     "NO_JUDGE",
     "REFUSAL",
+    "SEPARATOR",
     "BaselineAnswer",
     "Candidate",
     "Control",
     "Guidance",
+    "HumanAgreement",
+    "HumanAnswer",
+    "HumanAnswers",
     "ModelCaller",
     "ModelContext",
     "Providers",
@@ -91,11 +107,15 @@ __all__ = [
     "checkable",
     "finished",
     "holds_suites",
+    "human_agreement",
+    "human_answers",
     "invalid_cases",
     "model_caller",
     "padded",
     "price_table",
     "row_name",
+    "scored_other_answers",
+    "scores_kappa",
     "selected",
     "selected_answers",
     "selected_count",

@@ -59,7 +59,8 @@ def _answer(control: str, row: CaseRow, checked: CheckedAnswer | None,
     by_repeat: dict[int, float | None] = {v.repeat: (None if v.score is None else
                                                      float(v.score)) for v in checked.verdicts}
     repeats = [by_repeat.get(k) for k in range(judge_repeats)] if checked.verdicts else []
-    return Answer(control, checked.status, checked.score, checked.weighted, repeats)
+    return Answer(control, checked.status, checked.score, checked.weighted, repeats,
+                  checked.human_score)
 
 
 def stored_cases(store: RunStore, run: RunInfo, target: str
@@ -148,6 +149,9 @@ def group_json(g: GroupCheck) -> dict[str, Any]:
         "mean_weighted_score": g.weighted_means,
         "verbosity_bias": _interval(g.verbosity),
         "self_agreement": {"krippendorff_alpha": g.alpha, "icc": g.icc},
+        "judge_vs_human": None if g.human is None else {
+            "cases": g.human.cases, "quadratic_weighted_kappa": _interval(g.human.qwk),
+            "mean_absolute_difference": g.human.mad, "text": g.human.text()},
         "verdict": verdict_json(g.verdict),
         "looks_right_is_wrong": {
             "kinds": {k: {"answers": f.answers, "mean": _interval(f.mean),

@@ -50,6 +50,8 @@ def report_groups(summary_of: Callable[[str], JudgeCheckSummary], run: RunInfo,
                 *(Metric(f"Finding: {v.finding}", None, "text",
                          v.text + (f"; {v.evidence}" if v.evidence else ""))
                   for v in check.floor_verdicts),
+                *([Metric("Judge vs human scores", None, "text", check.human.text())]
+                  if check.human is not None else []),
                 *group.metrics,
             ]
             notes.append(v.line())

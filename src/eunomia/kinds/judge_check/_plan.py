@@ -14,7 +14,13 @@ from eunomia import defaults
 from eunomia.errors import EunomiaError
 from eunomia.judge import Judge, Rubric
 from eunomia.kinds import RunContext
-from eunomia.kinds._task_suites import Providers, SuitePlan, price_table, serial_concurrency
+from eunomia.kinds._task_suites import (
+    HumanAnswers,
+    Providers,
+    SuitePlan,
+    price_table,
+    serial_concurrency,
+)
 from eunomia.kinds.judge_check._kind import JUDGE_CHECK, JudgeCheckKind
 from eunomia.kinds.judge_check._summary import JudgeCheckSummary
 from eunomia.kinds.judge_check._work import AnswerJob, CheckedAnswer, JudgeCheckTargetRun
@@ -48,6 +54,8 @@ class JudgeCheckPlan(SuitePlan[AnswerJob, CheckedAnswer, JudgeCheckSummary]):
     rubric: Rubric | None = None
     weighted: bool = True
     providers: Mapping[str, ModelProvider] | None = None
+    human: HumanAnswers | None = None
+    """Answers people scored (``eunomia label RUN``), scored by each judge too."""
     prices: PriceTable = field(init=False)
 
     def __post_init__(self) -> None:
@@ -83,4 +91,4 @@ class JudgeCheckPlan(SuitePlan[AnswerJob, CheckedAnswer, JudgeCheckSummary]):
             judge = Judge(self.rubric, repeats=self.judge_repeats,
                           settings=checked.spec.settings, weighted=self.weighted)
             yield JudgeCheckTargetRun(name, self.suites, caller, judge, self.prices,
-                                      concurrency)
+                                      concurrency, self.human)

@@ -24,7 +24,13 @@ from eunomia.judge import (
     kind_figures,
     lenient_verdict,
 )
-from eunomia.kinds._task_suites import BAD_CONTROLS, CONTROLS, FLOOR_CONTROLS
+from eunomia.kinds._task_suites import (
+    BAD_CONTROLS,
+    CONTROLS,
+    FLOOR_CONTROLS,
+    HumanAgreement,
+    human_agreement,
+)
 from eunomia.stats import (
     TOO_FEW,
     Interval,
@@ -58,6 +64,8 @@ class Answer:
     score: float | None
     weighted: float | None
     repeats: list[float | None] = field(default_factory=list)
+    human: float | None = None
+    """The people's score (an answer people scored, ``control`` ``human``)."""
 
 
 @dataclass(slots=True)
@@ -121,6 +129,8 @@ class GroupCheck:
     """The reference and each answer that looks right and is wrong: mean, AUC, drop."""
     floor_verdicts: list[FloorVerdict] = field(default_factory=list)
     """Lenient, blind to errors, blind to form (in that order)."""
+    human: HumanAgreement | None = None
+    """The judge against the people on the answers they scored (``eunomia label RUN``)."""
 
 
 def _interval_text(i: Interval) -> str:
@@ -226,7 +236,7 @@ def group_check(judge: str, suite: str | None, cases: Sequence[CaseAnswers],
         auc=sampled, weighted_auc=weighted, auc_by_control=by_control, means=means,
         weighted_means=weighted_means, verbosity=verbosity, alpha=alpha, icc=agreement,
         verdict=verdict, weighted_answers=with_weights, floor=floor,
-        floor_verdicts=floor_verdicts)
+        floor_verdicts=floor_verdicts, human=_against_people(answers))
 
 
 def with_floor(verdict: JudgeVerdict, found: Sequence[FloorVerdict]) -> JudgeVerdict:
@@ -240,6 +250,13 @@ def with_floor(verdict: JudgeVerdict, found: Sequence[FloorVerdict]) -> JudgeVer
     joint = "; but " if verdict.level in ("good", "weak") else "; and "
     return dataclasses.replace(verdict, text=verdict.text + joint + "; ".join(said),
                                lenient=lenient)
+
+
+def _against_people(answers: Sequence[Answer]) -> HumanAgreement | None:
+    """The judge's scores of the answers people scored against theirs (None: none)."""
+    pairs = [(a.human, a.score) for a in answers
+             if a.human is not None and a.score is not None]
+    return human_agreement([h for h, _ in pairs], [j for _, j in pairs])
 
 
 @dataclass(slots=True)

@@ -90,6 +90,11 @@ def print_judge_check(console: Console, s: JudgeCheckSummary | None, folder: str
     if head is not None and s.judge_repeats > 1:
         console.print(f"Self-agreement over {s.judge_repeats} scorings: Krippendorff alpha "
                       f"{_opt(head.alpha, '{:.3f}')}, ICC(2,1) {_opt(head.icc, '{:.3f}')}")
+    for g in [*s.suites, *([s.overall] if s.overall is not None else [])]:
+        if g.human is not None:
+            console.print(f"Judge vs human scores on {escape(g.suite or 'all suites')} "
+                          f"(answers people scored with eunomia label): "
+                          f"{escape(g.human.text())}", soft_wrap=True)
     if s.weighted_asked and head is not None and head.weighted_auc is None:
         console.print("Probability-weighted scores: not available (the judge's provider "
                       "gives no token log-probabilities)")

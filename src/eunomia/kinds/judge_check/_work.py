@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,7 +21,9 @@ from eunomia.errors import EunomiaError
 from eunomia.judge import Judge, JudgeCall, JudgeItem, Rubric, Verdict
 from eunomia.kinds import DoneKeys, Finished, Part, Selection
 from eunomia.kinds._task_suites import (
+    SEPARATOR,
     Control,
+    HumanAnswers,
     ModelCaller,
     SuiteTargetRun,
     call_record,
@@ -40,6 +42,12 @@ from eunomia.tasks import CallRecord, CaseStatus, Entry, TaskSuite, category_nam
 ANSWERED_BY = "judge-check"
 """The "model" of a controlled answer (no model wrote it)."""
 
+HUMAN: Literal["human"] = "human"
+"""The answer kind of an answer people scored (``eunomia label RUN``): a candidate's real
+answer, read back from the run store, which the judge scores too, so that its scores can be
+set against the people's (never part of the AUC)."""
+AnswerKind = Control | Literal["human"]
+
 
 class CheckedAnswer(BaseModel):
     """One controlled answer of a case and the judge's verdicts on it (the stored row's
@@ -48,9 +56,11 @@ class CheckedAnswer(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     case: str
-    answer_kind: Control
+    answer_kind: AnswerKind
     category: str
     answer: str
+    human_score: float | None = None
+    """The people's score of the answer (``answer_kind`` ``human``)."""
     verdicts: list[Verdict] = Field(default_factory=list)
     calls: list[CallRecord] = Field(default_factory=list)
     error: str | None = None
@@ -114,8 +124,9 @@ class AnswerContext:
 class AnswerJob:
     suite: TaskSuite
     entry: Entry
-    control: Control
+    control: AnswerKind
     answer: str
+    human_score: float | None = None
 
 
 def answer_row(suite: str, target: str, entry: Entry, checked: CheckedAnswer,
@@ -127,7 +138,7 @@ def answer_row(suite: str, target: str, entry: Entry, checked: CheckedAnswer,
     request, response = blob_hash(case_data), blob_hash(data)
     calls = checked.calls
     return CaseRow(
-        suite=suite, target=target, case_name=row_name(entry[0], checked.answer_kind),
+        suite=suite, target=target, case_name=f"{entry[0]}{SEPARATOR}{checked.answer_kind}",
         repeat=0, status=checked.status, error=checked.error,
         attempts=sum(c.attempts for c in calls), latency_s=calls_latency(calls),
         cached=bool(calls) and all(c.cached for c in calls), score=checked.score,
@@ -141,26 +152,31 @@ class JudgeCheckTargetRun(SuiteTargetRun[AnswerJob, CheckedAnswer]):
     """One judge's turn over every suite."""
 
     def __init__(self, name: str, suites: Sequence[TaskSuite], caller: ModelCaller,
-                 judge: Judge, prices: PriceTable, concurrency: int) -> None:
+                 judge: Judge, prices: PriceTable, concurrency: int,
+                 human: HumanAnswers | None = None) -> None:
         super().__init__(name, suites, prices, concurrency)
         self.caller = caller
         self.judge = judge
+        self.human = human or HumanAnswers()
 
     def parts(self, selection: Selection, repeats: int,
               done: DoneKeys) -> Iterator[Part[AnswerJob, CheckedAnswer]]:
         yield Part("judge check", self._jobs(selection, done), self._count(selection, done))
 
-    def _pending(self, selection: Selection, done: DoneKeys
-                 ) -> Iterator[tuple[TaskSuite, Entry, Control, str]]:
+    def _pending(self, selection: Selection, done: DoneKeys) -> Iterator[AnswerJob]:
         for suite in self.suites:
+            scored = self.human.by_suite.get(suite.name, {})
             for entry, answers in selected(suite, selection):
                 for control, text in answers.items():
                     if (suite.name, self.name, row_name(entry[0], control), 0) not in done:
-                        yield suite, entry, control, text
+                        yield AnswerJob(suite, entry, control, text)
+                human = scored.get(entry[0])
+                if human is not None and (suite.name, self.name,
+                                          f"{entry[0]}{SEPARATOR}{HUMAN}", 0) not in done:
+                    yield AnswerJob(suite, entry, HUMAN, human.text, human.score)
 
     def _jobs(self, selection: Selection, done: DoneKeys) -> Iterator[AnswerJob]:
-        for suite, entry, control, text in self._pending(selection, done):
-            yield AnswerJob(suite, entry, control, text)
+        yield from self._pending(selection, done)
 
     def _count(self, selection: Selection, done: DoneKeys) -> int:
         return sum(1 for _ in self._pending(selection, done))
@@ -185,7 +201,7 @@ class JudgeCheckTargetRun(SuiteTargetRun[AnswerJob, CheckedAnswer]):
         except Exception as exc:  # a bug must not lose the rest of the run
             error = internal_error(exc)
         checked = CheckedAnswer(case=case.name, answer_kind=job.control, category=case.category,
-                                answer=job.answer, verdicts=verdicts, calls=ctx.calls,
-                                error=error)
+                                answer=job.answer, human_score=job.human_score,
+                                verdicts=verdicts, calls=ctx.calls, error=error)
         row = answer_row(job.suite.name, self.name, job.entry, checked, self.prices)
         return finished(row, checked, ctx.calls, failed_attempts)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from eunomia.cut import cut_text
 from eunomia.exports import ResultRecord
 from eunomia.kinds import neutral_record
 from eunomia.kinds.pairwise._files import stored_pairs
@@ -38,5 +39,5 @@ def _record(run: RunInfo, row: CaseRow, result: PairResult | None) -> ResultReco
     return neutral_record(
         run, row, passed=passed, reason=reason, score_scale="0-1",
         category=result.category if result is not None else None,
-        answer=result.b.response if result is not None else None,
+        answer=cut_text(result.b.response) if result is not None else None,
         judge_feedback=feedback or None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from eunomia.bounds import finite_in
+from eunomia.cut import cut_text
 from eunomia.errors import EunomiaError
 from eunomia.exports import ResultRecord, outcome_of
 from eunomia.kinds.tasks._files import stored_record
@@ -74,7 +75,7 @@ def task_record(store: RunStore, run: RunInfo, row: CaseRow, meta: CaseMeta | No
         output_tokens=row.output_tokens, attempts=row.attempts, cached=row.cached,
         category=meta.category if meta is not None else None,
         difficulty=meta.difficulty if meta is not None else None,
-        answer=res.response if res is not None else None,
-        judge_feedback=(res.feedback or None) if res is not None else None,
+        answer=cut_text(res.response) if res is not None else None,
+        judge_feedback=(cut_text(res.feedback) or None) if res is not None else None,
         failed_checks=failed_checks,
     )

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from eunomia import defaults
-from eunomia.judge import SCORES
+from eunomia.kinds._task_suites import HumanAgreement, human_agreement
 from eunomia.kinds.tasks._controls import Floor
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures
 from eunomia.kinds.tasks._summary_rows import (
@@ -42,12 +42,9 @@ from eunomia.stats import (
     LinearFit,
     Power,
     bootstrap_mean_ci,
-    enough,
     icc,
     krippendorff_alpha,
     linear_fit,
-    mean_absolute_difference,
-    quadratic_weighted_kappa,
     quantile,
     score_power,
 )
@@ -86,6 +83,8 @@ class Agreement:
     human_cases: int
     qwk: float | None
     mad: float | None
+    human: HumanAgreement | None = None
+    """The judge against the human scores: kappa with its interval, or "too few cases"."""
 
 
 def repeat_consistency(records: Sequence[CaseRecord]) -> RepeatConsistency | None:
@@ -372,16 +371,15 @@ class SummaryBuilder:
             start += size
         complete = [[float(x) for x in u if x is not None] for u in units
                     if all(x is not None for x in u)]
-        human, judged = list(self._human), list(self._judged)
+        human = human_agreement(list(self._human), list(self._judged))
         return Agreement(
             judge_repeats=self._judge_repeats, answers=len(units),
             alpha=krippendorff_alpha(units, "interval") if units else None,
             icc=icc(complete) if complete else None,
-            human_cases=len(human),
-            qwk=quadratic_weighted_kappa([round(h) for h in human],
-                                         [round(j) for j in judged], list(SCORES))
-            if enough(len(human)) else None,  # too few human-scored cases: no kappa
-            mad=mean_absolute_difference(human, judged) if human else None,
+            human_cases=0 if human is None else human.cases,
+            # too few human-scored cases: no kappa (human.kappa_text() says so)
+            qwk=None if human is None or human.qwk is None else human.qwk.estimate,
+            mad=None if human is None else human.mad, human=human,
         )
 
     def finish(self) -> TasksSummary:

@@ -13,8 +13,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from eunomia.cut import cut_optional, cut_text
 from eunomia.exports import LIST_HERE, dump_yaml
 from eunomia.judge import judge_trust
+from eunomia.kinds._task_suites import HumanAgreement
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures, mean_score
 from eunomia.kinds.tasks._summary import GroupStat, TasksSummary
 from eunomia.kinds.tasks._summary_rows import RepeatStat, SpeedRow
@@ -63,9 +65,9 @@ def _result_fields(result: CaseResult | None, status: str, error: str | None,
     score = f.score if f.status == "scored" else \
         mean_score([v for v in f.verdicts if v is not None])  # CaseResult.score
     out: dict[str, Any] = {
-        "response_candidate_model": result.response,
+        "response_candidate_model": cut_text(result.response),
         "score": None if score is None else round(score, 3),
-        "judge_feedback": result.feedback or None,
+        "judge_feedback": cut_text(result.feedback) or None,
         "status": "failed" if result.error is not None else  # CaseResult.status
         "scored" if score is not None else "unscored",
     }
@@ -73,17 +75,17 @@ def _result_fields(result: CaseResult | None, status: str, error: str | None,
         out["judge_scores"] = [v.score for v in result.verdicts]
     if f.prob is not None:
         out["judge_prob_score"] = round(f.prob, 3)
-    unscored = [v.raw for v in (result.all_verdicts() if result.turns else result.verdicts)
-                if v.status == "unscored"]
+    unscored = [cut_optional(v.raw) for v in (result.all_verdicts() if result.turns
+                                              else result.verdicts) if v.status == "unscored"]
     if unscored:
         out["judge_raw_unscored"] = unscored
     if result.turns:
         out["turns"] = [
-            {"user": t.user, "response": t.response, "eval_point": t.eval_point,
+            {"user": t.user, "response": cut_text(t.response), "eval_point": t.eval_point,
              "score": (None if not [v for v in t.verdicts if v.score is not None] else
                        round(sum(v.score for v in t.verdicts if v.score is not None)
                              / len([v for v in t.verdicts if v.score is not None]), 3)),
-             "judge_feedback": "\n".join(v.feedback for v in t.verdicts) or None,
+             "judge_feedback": cut_text("\n".join(v.feedback for v in t.verdicts)) or None,
              **({"check_results": [_check_json(c) for c in t.checks]} if t.checks else {})}
             for t in result.turns
         ]
@@ -198,9 +200,19 @@ def agreement_rows(s: TasksSummary) -> list[dict[str, Any]]:
         {"metric": "icc_2_1", "value": _num(a.icc)},
         {"metric": "human_scored_cases", "value": a.human_cases},
         {"metric": "judge_human_quadratic_weighted_kappa", "value": _num(a.qwk)},
-        {"metric": "judge_human_kappa_note", "value": qwk_text(s)},  # too few cases to tell
+        *_human_rows(a.human),
         {"metric": "judge_human_mean_absolute_difference", "value": _num(a.mad)},
     ]
+
+
+def _human_rows(h: HumanAgreement | None) -> list[dict[str, Any]]:
+    """The kappa's interval, and what to read of it ("too few cases to tell")."""
+    if h is None:
+        return []
+    return [{"metric": "judge_human_kappa_ci_low", "value": _num(h.qwk.low if h.qwk else None)},
+            {"metric": "judge_human_kappa_ci_high",
+             "value": _num(h.qwk.high if h.qwk else None)},
+            {"metric": "judge_human_agreement", "value": h.text()}]
 
 
 def _speed_points(s: TasksSummary) -> tuple[list[float], list[float]]:
@@ -318,7 +330,11 @@ def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False,
         "judge_agreement": None if a is None else {
             "judge_repeats": a.judge_repeats, "answers": a.answers, "alpha": a.alpha,
             "icc": a.icc, "human_cases": a.human_cases, "qwk": a.qwk, "mad": a.mad,
-            "qwk_text": qwk_text(s)},
+            "qwk_text": qwk_text(s),
+            **({} if a.human is None else {
+                "qwk_low": a.human.qwk.low if a.human.qwk else None,
+                "qwk_high": a.human.qwk.high if a.human.qwk else None,
+                "human_agreement": a.human.text()})},
         "power": None if s.power is None else {
             **asdict(s.power), "too_few": s.power.too_few, "text": power_text(s)},
         "speed_fit": None if fit is None else {

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from eunomia.judge import judge_trust
 from eunomia.kinds.tasks._summary import GroupStat, TasksSummary
-from eunomia.kinds.tasks._tables import power_text, prob_text, qwk_text
+from eunomia.kinds.tasks._tables import power_text, prob_text
 from eunomia.report import FloorCell, LeaderboardRow
 from eunomia.stats import Interval, ci_text
 from eunomia.tasks import categories
@@ -91,8 +91,9 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
                           "Krippendorff alpha (interval)", _opt(a.alpha))
             table.add_row("Self-agreement: ICC(2,1)", _opt(a.icc))
             table.add_row("Answers scored repeatedly", str(a.answers))
-        if a.human_cases:
-            table.add_row("Judge vs human: quadratic-weighted kappa", qwk_text(s))
+        if a.human is not None:
+            table.add_row("Judge vs human: quadratic-weighted kappa [95% CI]",
+                          a.human.kappa_text())
             table.add_row("Judge vs human: mean absolute difference", _opt(a.mad))
             table.add_row("Cases with a human score", str(a.human_cases))
         console.print(table)
