@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from tests.judge_check.conftest import answers_of
 from tests.support.cli import run_cli
 from tests.tasks.fake_llm import FakeLLM
 
@@ -148,11 +149,13 @@ def test_judge_check_scores_the_answers_people_scored_and_compares(
     assert human["cases"] == 11
     assert human["quadratic_weighted_kappa"]["estimate"] == pytest.approx(expected.qwk.estimate)
     assert human["quadratic_weighted_kappa"]["low"] == pytest.approx(expected.qwk.low)
-    # the people's answers are judged beside the controlled ones (4 a case here: a reference
-    # of two words has no first third), and the AUC is of the controlled ones only
-    assert result["suites"][0]["cases"] == 12 and result["suites"][0]["answers"] == 12 * 4 + 11
-    assert set(result["suites"][0]["mean_score"]) == {"good", "other", "truncated", "refusal",
-                                                     "padded"}
+    # the people's answers are judged beside the controlled ones (those the suite's cases
+    # allow), and the AUC is of the controlled ones only
+    assert result["suites"][0]["cases"] == 12
+    assert result["suites"][0]["answers"] == answers_of(Path(suite)) + 11
+    assert {"good", "other", "truncated", "refusal", "padded"} <= set(
+        result["suites"][0]["mean_score"])
+    assert "human" not in result["suites"][0]["mean_score"]
     report = run_cli("report", "check", "--results", "results", cwd=tmp_path, timeout=120)
     assert report.returncode == 0, report.stdout + report.stderr
     html = (tmp_path / "results" / "check" / "report.html").read_text(encoding="utf-8")
