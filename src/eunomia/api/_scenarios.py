@@ -24,10 +24,10 @@ from eunomia.kinds.scenarios import (
     selected_cases,
     selected_invalid,
 )
+from eunomia.metering import usage_url
 from eunomia.run import run_evaluation, run_result, run_to_resume
 from eunomia.scenarios import discover
 from eunomia.scheduler import RunOptions
-from eunomia.metering import usage_url
 from eunomia.targets import (
     FeedbackTarget,
     TargetConfig,

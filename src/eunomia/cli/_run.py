@@ -56,7 +56,6 @@ def run(
     """Evaluate scenarios against feedback systems."""
     from eunomia.api import ScenarioRequest
     from eunomia.cli._prompts import ask_case_patterns, ask_run_name, interactive
-
     from eunomia.targets import parse_bool
 
     out = console()

@@ -81,5 +81,5 @@ class ScenarioPlan(Plan[ScenarioJob, CaseOutcome, ScenarioSummary]):
                 await target.close()
                 totals = getattr(target, "totals", None)  # a MeteredTarget's, once closed
                 if isinstance(totals, MeterTotals):
-                    record_totals(ctx.store, ctx.run, name, str(getattr(target, "usage_url")),
+                    record_totals(ctx.store, ctx.run, name, str(getattr(target, "usage_url", "")),
                                   totals)
