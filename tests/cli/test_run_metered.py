@@ -167,3 +167,23 @@ def test_options_refused_where_they_cannot_apply(
     assert words in " ".join(out.split()), out
     assert "Traceback" not in out
     assert not (tmp_path / "results" / "refused").exists()  # refused before anything ran
+
+
+def test_totals_whose_model_has_no_price_cost_unknown_and_say_why(
+        system: System, relay: str, tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / "scenarios" / EXAMPLE.name)
+    (tmp_path / "scenarios" / "llm_cost.yml").write_text(
+        "llm_costs:\n  gpt-4o:\n    input_cost_per_million: 2.5\n"
+        "    output_cost_per_million: 10.0\n", encoding="utf-8")
+    system.calls = {1: 1}
+    code, out = _run(tmp_path, tmp_path / "scenarios" / EXAMPLE.name, "--target",
+                     f"athena:{system.url}/feedback_suggestions?llm_usage={relay}",
+                     "--max-cases", "1", "--run-name", "unpriced")
+    assert code == 0, out
+    [entry] = json.loads((tmp_path / "results" / "unpriced" / "llm_usage.json").read_text()
+                         )["targets"]
+    assert entry["calls"] == 1 and entry["total_cost"] is None
+    why = "no price for gpt-up-2026-01-01 in llm_cost.yml"
+    assert entry["cost_unknown_because"] == why
+    assert f"cost unknown: {why}" in " ".join(out.split())
+    assert "cost 0" not in out
