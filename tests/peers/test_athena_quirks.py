@@ -1,7 +1,7 @@
 """What Eunomia makes of the legacy Athena modeling module's quirks (issue 13): 500s not retried
 unless asked and every attempt logged, failure reasons that name their causes, ids that
 overwrite nothing in Athena's database, the module's own cost figure kept, and the unlabelled
-scenario of Athena's 39 real submissions built by the converter and run.
+scenario of Athena's 39 real submissions built by `eunomia import athena` and run.
 
 The module's LLM is the scripted stand-in; see test_athena_module.py and tests/peers/conftest.py.
 """
@@ -207,22 +207,18 @@ ATHENA_EXERCISE_6 = ROOT.parent / "shared" / "peers" / "athena" / "playground" /
 
 
 @pytest.mark.skipif(not ATHENA_EXERCISE_6.is_file(), reason="Athena's playground data absent")
-def test_athena_loan_real_built_by_the_converter_runs_on_the_module(
+def test_athena_loan_real_built_by_eunomia_import_runs_on_the_module(
         athena_legacy: AthenaPeer, recording_proxy: Callable[[str], RecordingProxy],
         tmp_path: Path) -> None:
-    """The unlabelled scenario of Athena's 39 real submissions, as the converter builds it: the
-    files are the playground's bytes, and the module answers three of them (no criteria sent,
-    so it first asks its LLM for criteria of its own: two LLM calls per case)."""
+    """The unlabelled scenario of Athena's 39 real submissions, as `eunomia import athena`
+    builds it: the files are the playground's bytes, and the module answers three of them (no
+    criteria sent, so it first asks its LLM for criteria of its own: two LLM calls per case)."""
     import shutil
-    import subprocess
-    import sys
 
     peer = athena_legacy
     scenarios = tmp_path / "scenarios"
     folder = scenarios / "athena_loan_real"
-    made = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "athena-playground-to-scenario.py"),
-         str(ATHENA_EXERCISE_6), str(folder)], capture_output=True, text=True, check=False)
+    made = run_cli("import", "athena", ATHENA_EXERCISE_6, "--output", folder, cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     shutil.copy(EXAMPLE.parent / "llm_cost.yml", scenarios / "llm_cost.yml")
     source = json.loads(ATHENA_EXERCISE_6.read_text(encoding="utf-8"))

@@ -24,10 +24,19 @@ from eunomia.kinds.scenarios import (
     selected_cases,
     selected_invalid,
 )
+from eunomia.metering import usage_url
 from eunomia.run import run_evaluation, run_result, run_to_resume
 from eunomia.scenarios import discover
 from eunomia.scheduler import RunOptions
-from eunomia.targets import FeedbackTarget, TargetConfig, build_target
+from eunomia.targets import (
+    FeedbackTarget,
+    TargetConfig,
+    build_target,
+    spec_base,
+    spec_kind,
+    split_options,
+    takes_options,
+)
 
 AskRunName = Callable[[], str]
 """Asks a person at a terminal for the run's name."""
@@ -77,6 +86,12 @@ class ScenarioRequest:
     matrix: Path | None = None
     """A matrix file: its scenarios and targets are added, its options used where the
     shared options were not given on purpose."""
+    llm_usage: str | None = None
+    """Meter the LLM traffic of every Athena and HTTP target at this ``eunomia serve-model``
+    (``--llm-usage``); a target's own ``?llm_usage=`` overrides it."""
+    athena_graded: bool | None = None
+    """``isGraded`` of every Athena target's requests (``--athena-graded true|false``; None:
+    true); a target's own ``?graded=`` overrides it."""
     ask_run_name: AskRunName | None = field(default=None, compare=False)
     ask_cases: AskCases | None = field(default=None, compare=False)
 
@@ -94,7 +109,37 @@ class ScenarioRequest:
             x_server_url=settings.get("x_server_url", self.x_server_url),
             prompt_dir=Path(settings["prompt_dir"]) if settings.get("prompt_dir") else None,
             athena_id_base=settings.get("athena_id_base", self.athena_id_base),
+            llm_usage=settings.get("llm_usage"), athena_graded=settings.get("athena_graded"),
             ask_run_name=None, ask_cases=None)
+
+    @property
+    def metered(self) -> list[str]:
+        """The target specs whose LLM traffic is metered (``--llm-usage`` or ``llm_usage=``)."""
+        return [spec for spec in self.target_specs if takes_options(spec) and (
+            self.llm_usage or "llm_usage" in split_options(spec)[1])]
+
+    def checked(self) -> TargetConfig:
+        """The options that apply to some targets only, refused where none takes them; the
+        targets' shared configuration (without the run's own parts) they give."""
+        specs = self.target_specs
+        if self.server_url and "athena" not in map(spec_base, specs):
+            raise EunomiaError("--server-url applies to --target athena (also with options, "
+                               "athena?graded=false) only; use --target athena:<url> to name "
+                               "a URL per target")
+        if self.athena_graded is not None and "athena" not in map(spec_kind, specs):
+            raise EunomiaError("--athena-graded applies to athena targets only (isGraded of "
+                               "Athena's feedback requests)")
+        if self.llm_usage is not None:
+            usage_url(self.llm_usage)  # a URL, or an error naming --llm-usage
+            if not any(map(takes_options, specs)):
+                raise EunomiaError("--llm-usage meters the LLM traffic of athena and http: "
+                                   "targets only; none is given (llm: targets report their "
+                                   "own usage)")
+        return TargetConfig(server_url=self.server_url, secret_env=self.secret_env,
+                            x_server_url=self.x_server_url, prompt_dir=self.prompt_dir,
+                            id_base=self.athena_id_base,
+                            athena_graded=self.athena_graded is not False,
+                            llm_usage=self.llm_usage)
 
 
 def _prepared(what: ScenarioRequest, run: RunRequest) -> tuple[ScenarioRequest, RunRequest]:
@@ -120,13 +165,8 @@ def _targets(what: ScenarioRequest, run: RunRequest, loaded: Sequence[LoadedScen
     """The targets built and checked against the scenarios before any request (a URL
     missing, shared Athena ids); the concurrency lowered for one that answers one at a
     time."""
-    if what.server_url and "athena" not in what.target_specs:
-        raise EunomiaError("--server-url applies to --target athena only; "
-                           "use --target athena:<url> to name a URL per target")
-    config = TargetConfig(server_url=what.server_url, secret_env=what.secret_env,
-                          x_server_url=what.x_server_url, max_connections=run.concurrency,
-                          prompt_dir=what.prompt_dir, id_base=what.athena_id_base,
-                          id_seed=run.run_name or "")
+    config = replace(what.checked(), max_connections=run.concurrency,
+                     id_seed=run.run_name or "")
     built = [build_target(spec, config) for spec in what.target_specs]
     for tgt in built:
         limit = getattr(tgt, "max_concurrency", None)
@@ -179,6 +219,13 @@ def run_command(what: ScenarioRequest, run: RunRequest,
     what, run = _prepared(what, run)
     if not what.paths:
         raise EunomiaError("give at least one scenario folder (or --resume RUN)")
+    what.checked()  # options that apply to some targets only, before anything starts
+    if (run.executor or "local") != "local" and what.metered:
+        raise EunomiaError(
+            f"{what.metered[0]!r}: metering LLM calls (--llm-usage, llm_usage=) needs "
+            f"--executor local, not {run.executor}: calls are matched to requests on one "
+            "clock, and every remote worker would meter alone and take the other workers' "
+            "calls for its own")
     if what.athena_id_base is not None:
         try:
             check_id_base(what.athena_id_base)
@@ -201,6 +248,8 @@ def run_command(what: ScenarioRequest, run: RunRequest,
         "prompt_dir": str(what.prompt_dir) if what.prompt_dir else None,
         "cache_systems": run.cache,
         "athena_id_base": what.athena_id_base,
+        "llm_usage": what.llm_usage,
+        "athena_graded": what.athena_graded,
         **calls_on.settings(),
     }
     recipes = {t.name: TargetRecipe(spec, config)

@@ -41,18 +41,30 @@ def run(
     prompt_dir: Annotated[Path | None, typer.Option(
         help="Folder with prompt templates (system.txt, user.txt) overriding the built-in "
              "ones of llm:<model> targets.")] = None,
+    llm_usage: Annotated[str | None, typer.Option(
+        help="Meter the LLM calls of every athena and http: target at this `eunomia "
+             "serve-model` (its URL): each case's cost is that of its calls, the run's LLM "
+             "totals go to llm_usage.json (docs/serve-model.md). A target's ?llm_usage= "
+             "overrides it; needs --executor local.", show_default=False)] = None,
+    athena_graded: Annotated[str | None, typer.Option(
+        metavar="true|false", help="isGraded of Athena requests: false sends the "
+        "student-facing request (the current module rewrites its feedback in a second LLM "
+        "call). A target's ?graded= overrides it.", show_default="true")] = None,
     *,
     run: "RunRequest",
 ) -> None:
     """Evaluate scenarios against feedback systems."""
     from eunomia.api import ScenarioRequest
     from eunomia.cli._prompts import ask_case_patterns, ask_run_name, interactive
+    from eunomia.targets import parse_bool
 
     out = console()
     ask = interactive()
     _execute(ScenarioRequest(
         tuple(paths or ()), tuple(target or ()), server_url, secret_env, x_server_url,
-        athena_id_base, prompt_dir, matrix,
+        athena_id_base, prompt_dir, matrix, llm_usage=llm_usage,
+        athena_graded=None if athena_graded is None
+        else parse_bool(athena_graded, "--athena-graded"),
         ask_run_name=(lambda: ask_run_name(out)) if ask else None,
         ask_cases=(lambda loaded: ask_case_patterns(out, loaded)) if ask else None), run)
 

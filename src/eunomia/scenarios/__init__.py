@@ -10,6 +10,7 @@ from eunomia.scenarios._baseline import (
 )
 from eunomia.scenarios._discover import ScenarioSource, discover
 from eunomia.scenarios._grades import (
+    RECORDED_TARGETS,
     CreditExpectation,
     RecordedFeedback,
     RecordedItem,
@@ -39,6 +40,7 @@ __all__ = [
     "BASELINES",
     "BASELINE_DEFAULT",
     "BASELINE_TARGETS",
+    "RECORDED_TARGETS",
     "AppliedMutation",
     "CreditExpectation",
     "Criterion",

@@ -76,6 +76,11 @@ class RecordedItem:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+RECORDED_TARGETS = frozenset({"recorded", "recorded:tutor"})
+"""The targets that replay feedback recorded elsewhere (a system's, the tutor's): no call is
+made, and what producing the feedback cost was not recorded, so their cost is unknown."""
+
+
 @dataclass(frozen=True, slots=True)
 class RecordedFeedback:
     """Feedback on one submission given elsewhere, and who gave it."""

@@ -351,6 +351,14 @@ class RunStore:
             self._locks.let_go(run.name)
         return gone.rowcount == 1
 
+    def add_setting(self, run: RunInfo, key: str, value: Any) -> None:
+        """Append ``value`` to the list kept under ``key`` in the run's stored settings (what
+        a run learns as it goes, e.g. each attempt's metered LLM totals)."""
+        row = self._read("SELECT settings FROM runs WHERE id=?", (run.id,)).fetchone()
+        settings = json.loads(row[0]) if row is not None else {}
+        settings.setdefault(key, []).append(value)
+        self._write("UPDATE runs SET settings=? WHERE id=?", (json.dumps(settings), run.id))
+
     def run_totals(self, run: RunInfo) -> RunTotals:
         row = self._read(
             "SELECT COUNT(*), SUM(status NOT IN ('scored')), AVG(score),"

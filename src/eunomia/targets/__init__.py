@@ -1,7 +1,16 @@
 """Systems under test: anything that returns feedback for a test case."""
 
 from eunomia.targets._base import FeedbackTarget, TargetError, TargetResponse
-from eunomia.targets._factory import TargetConfig, build_target, target_specs
+from eunomia.targets._factory import (
+    TargetConfig,
+    build_target,
+    parse_bool,
+    spec_base,
+    spec_kind,
+    split_options,
+    takes_options,
+    target_specs,
+)
 
 __all__ = [
     "FeedbackTarget",
@@ -9,5 +18,10 @@ __all__ = [
     "TargetError",
     "TargetResponse",
     "build_target",
+    "parse_bool",
+    "spec_base",
+    "spec_kind",
+    "split_options",
+    "takes_options",
     "target_specs",
 ]

@@ -72,14 +72,33 @@ def split_options(spec: str) -> tuple[str, dict[str, str]]:
     return (f"{main}?{urlencode(kept)}" if kept else main), options
 
 
+def parse_bool(text: str, what: str) -> bool:
+    """``true``/``false`` (also ``1``/``0``, ``yes``/``no``); an error naming ``what``."""
+    value = _BOOLEANS.get(text.strip().lower())
+    if value is None:
+        raise EunomiaError(f"{what} must be true or false, not {text!r}")
+    return value
+
+
+def spec_kind(spec: str) -> str:
+    """What a spec names: ``athena``, ``http``, ``llm``, ``baseline``... (its prefix)."""
+    return spec.partition(":")[0].partition("?")[0]
+
+
+def takes_options(spec: str) -> bool:
+    """Whether a spec takes Eunomia's options after ``?`` (Athena and HTTP targets)."""
+    return spec_kind(spec) in ("athena", "http")
+
+
+def spec_base(spec: str) -> str:
+    """The spec without Eunomia's options: ``athena?graded=false`` -> ``athena``."""
+    return split_options(spec)[0] if takes_options(spec) else spec
+
+
 def _graded(spec: str, options: dict[str, str], default: bool) -> bool:
     if "graded" not in options:
         return default
-    value = _BOOLEANS.get(options["graded"].lower())
-    if value is None:
-        raise EunomiaError(f"target {spec!r}: graded must be true or false, "
-                           f"not {options['graded']!r}")
-    return value
+    return parse_bool(options["graded"], f"target {spec!r}: graded")
 
 
 def target_specs() -> str:
@@ -90,12 +109,12 @@ def build_target(spec: str, config: TargetConfig) -> FeedbackTarget:
     """``--server-url`` (``config.server_url``) applies to plain ``athena`` targets only;
     ``athena:<url>`` names its own URL, so one run can compare several modules. Options after
     ``?`` (see the module docstring) override the config's."""
-    prefix = spec.partition(":")[0].partition("?")[0]
     options: dict[str, str] = {}
-    if prefix in ("athena", "http"):
+    metered = takes_options(spec)
+    if metered:
         spec, options = split_options(spec)
     target = _build(spec, config, options)
-    usage = options.get("llm_usage", config.llm_usage if prefix in ("athena", "http") else None)
+    usage = options.get("llm_usage", config.llm_usage if metered else None)
     if usage:
         from eunomia.targets._metered import MeteredTarget
 

@@ -14,9 +14,11 @@ from eunomia.kinds import Exported, Finished, LiveExport
 from eunomia.kinds.scenarios._compare import facts_of
 from eunomia.kinds.scenarios._figures import ChangeBook, figure_rows
 from eunomia.kinds.scenarios._files import ScenarioExporter
+from eunomia.kinds.scenarios._llm_usage import add_llm_usage
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.kinds.scenarios._summary import ScenarioSummary, against_baseline
 from eunomia.kinds.scenarios._warnings import run_warnings
+from eunomia.pricing import PriceTable
 from eunomia.scenarios import Scenario
 from eunomia.scoring import CaseOutcome, ConsistencySummary
 from eunomia.store import RunInfo, RunStore
@@ -88,9 +90,12 @@ class ScenarioLiveExport(LiveExport[CaseOutcome, ScenarioSummary]):
     """The files of a fresh run, one :class:`ScenarioExport` per target and scenario."""
 
     def __init__(self, results_dir: Path, run: RunInfo, scenarios: Sequence[Scenario],
-                 targets: Sequence[str]) -> None:
+                 targets: Sequence[str], prices: Sequence[PriceTable] = ()) -> None:
         self._exports = {(t, s.name): ScenarioExport(results_dir, run, s, t)
                          for t in targets for s in scenarios}
+        self._results_dir = results_dir
+        self._prices = list(prices)
+        """The scenarios' price tables (the metered LLM totals are priced with them)."""
 
     def add(self, finished: Finished[CaseOutcome]) -> None:
         outcome = finished.item
@@ -98,18 +103,23 @@ class ScenarioLiveExport(LiveExport[CaseOutcome, ScenarioSummary]):
             self._exports[(outcome.target, outcome.scenario)].add(outcome)
 
     def finish(self, run: RunInfo) -> list[Exported[ScenarioSummary]]:
-        return [e.finish(run) for e in self._exports.values()]
+        out = [e.finish(run) for e in self._exports.values()]
+        add_llm_usage(out, run, self._results_dir, self._prices)
+        return out
 
 
 def export_scenarios(store: RunStore, run: RunInfo,
                      results_dir: Path) -> list[Exported[ScenarioSummary]]:
     """Every result file of a scenario run, from the store."""
     out: list[Exported[ScenarioSummary]] = []
+    tables: list[PriceTable] = []
     for suite in store.suites(run):
         scenario, prices = stored_scenario(store, suite.definition, suite.prices)
+        tables.append(prices)
         for target in store.targets_of(run, suite.name) or run.targets[:1]:
             export = ScenarioExport(results_dir, run, scenario, target, store)
             for row in store.iter_cases(run, suite.name, target):  # ordered by case, repeat
                 export.add(outcome_from_row(store, scenario, prices, row))
             out.append(export.finish(run))
+    add_llm_usage(out, run, results_dir, tables)
     return out

@@ -36,7 +36,7 @@ from eunomia.kinds.scenarios._figures import (
     mutations_text,
 )
 from eunomia.kinds.scenarios._points_out import case_points_json, points_json, points_rows
-from eunomia.kinds.scenarios._summary import ScenarioSummary
+from eunomia.kinds.scenarios._summary import ScenarioSummary, unknown_cost_reason
 from eunomia.pricing import CostSummary, cost_disagrees
 from eunomia.scenarios import Instruction, Scenario
 from eunomia.scoring import CaseConsistency, CaseOutcome, ConsistencySummary, metering_json
@@ -148,6 +148,8 @@ def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
             "duplicate_instructions": refs(s.duplicates),
         }
     out["cost"] = cost_json(outcome.cost)
+    if (why := unknown_cost_reason(outcome)) is not None:
+        out["cost"]["unknown_because"] = why
     if outcome.reported_cost is not None:  # the system's own figure, beside ours
         out["cost"]["reported_by_system"] = outcome.reported_cost
         out["cost"]["disagrees_with_reported"] = cost_disagrees(outcome.reported_cost,
@@ -182,7 +184,7 @@ def table_row(outcome: CaseOutcome, scenario: Scenario) -> list[str]:
         _num(judged.score_percent, 4) if judged else "",
         _num(judged.expected_score, 4) if judged else "",
         _num(s.returned_score, 4) if s else "",
-        _num(outcome.cost.total_cost) if outcome.cost.details else "",
+        _num(outcome.cost.total_cost),  # "" when unknown, as the summary counts it
         _num(outcome.request_time_s, 3),
         str(judged.wrong_less) if judged else "",
         str(judged.wrong_more) if judged else "",

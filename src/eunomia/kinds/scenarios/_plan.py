@@ -11,8 +11,10 @@ from eunomia.executors import CallFailure, CaseCall, TargetRecipe, target_work
 from eunomia.kinds import Plan, RunContext
 from eunomia.kinds.scenarios._export import ScenarioLiveExport
 from eunomia.kinds.scenarios._kind import SCENARIOS, ScenarioKind
+from eunomia.kinds.scenarios._llm_usage import record_totals
 from eunomia.kinds.scenarios._summary import ScenarioSummary
 from eunomia.kinds.scenarios._work import LoadedScenario, ScenarioJob, ScenarioTargetRun
+from eunomia.metering import MeterTotals
 from eunomia.scenarios import Scenario, TestCase, scenario_to_json
 from eunomia.scheduler import Attempted
 from eunomia.scoring import CaseOutcome
@@ -47,7 +49,7 @@ class ScenarioPlan(Plan[ScenarioJob, CaseOutcome, ScenarioSummary]):
 
     def live_export(self, results_dir: Path, run: RunInfo) -> ScenarioLiveExport:
         return ScenarioLiveExport(results_dir, run, [i.scenario for i in self.loaded],
-                                  self.targets)
+                                  self.targets, [i.prices for i in self.loaded])
 
     @asynccontextmanager
     async def target(self, context: RunContext, name: str) -> AsyncIterator[ScenarioTargetRun]:
@@ -77,3 +79,7 @@ class ScenarioPlan(Plan[ScenarioJob, CaseOutcome, ScenarioSummary]):
         finally:
             if not executor.remote:
                 await target.close()
+                totals = getattr(target, "totals", None)  # a MeteredTarget's, once closed
+                if isinstance(totals, MeterTotals):
+                    record_totals(ctx.store, ctx.run, name, str(getattr(target, "usage_url", "")),
+                                  totals)

@@ -25,7 +25,7 @@ def case_row(outcome: CaseOutcome) -> CaseRow:
         attempts=outcome.attempts, latency_s=outcome.request_time_s, cached=outcome.cached,
         score=s.score_percent if s is not None and s.labelled else None,
         input_tokens=outcome.cost.input_tokens, output_tokens=outcome.cost.output_tokens,
-        cost=outcome.cost.total_cost if outcome.cost.details else None,
+        cost=outcome.cost.total_cost,  # None: unknown; a measured no-call case: 0
         request=outcome.request_hash, response=outcome.response_hash, finished=now(),
         attempt_log=outcome.attempt_log,
     )

@@ -61,7 +61,7 @@ def record_of(run: RunInfo, scenario: Scenario, outcome: CaseOutcome) -> ResultR
         reason = outcome.error or outcome.status.value
     elif not passed and s is not None:
         reason = _reason(s)
-    cost = outcome.cost.total_cost if outcome.cost.details else None
+    cost = outcome.cost.total_cost  # None: unknown (the same answer as every output)
     return ResultRecord(
         run=run.name, kind=run.kind, suite=outcome.scenario, case=outcome.case,
         target=outcome.target, repeat=outcome.repeat, status=outcome.status.value,

@@ -23,7 +23,7 @@ from eunomia.compare import Agg, CaseFacts, MetricDelta, facts_only, paired_over
 from eunomia.kinds.scenarios._compare import facts_of
 from eunomia.metering import AttributionMethod
 from eunomia.pricing import cost_disagrees
-from eunomia.scenarios import BASELINE_DEFAULT, Scenario, baseline_feedback
+from eunomia.scenarios import BASELINE_DEFAULT, RECORDED_TARGETS, Scenario, baseline_feedback
 from eunomia.scoring import (
     CaseOutcome,
     CaseScore,
@@ -61,6 +61,21 @@ class CriterionStats:
     @property
     def miss_rate(self) -> float | None:
         return self.missed / self.cases if self.cases else None
+
+
+def unknown_cost_reason(outcome: CaseOutcome) -> str | None:
+    """Why a scored case's cost is unknown, in words (None: known, or not scored)."""
+    cost = outcome.cost
+    if outcome.status is not CaseStatus.SCORED or cost.total_cost is not None:
+        return None
+    if cost.unknown_models:
+        return f"no price for {', '.join(cost.unknown_models)} in llm_cost.yml"
+    if outcome.target in RECORDED_TARGETS:
+        return "feedback recorded elsewhere, replayed: what producing it cost was not recorded"
+    if outcome.metered is not None:
+        return "serve-model could not tell the tokens of some of its LLM calls"
+    return ("the system reported no token usage and its LLM calls were not metered "
+            "(--llm-usage)")
 
 
 @dataclass(slots=True)
@@ -138,6 +153,9 @@ class ScenarioSummary:
     cost_unreported: int = 0
     """Scored cases whose cost is unknown because nothing measured it: the system reported no
     token usage and its LLM traffic was not metered (counted in ``cost_unknown`` too)."""
+    cost_recorded: int = 0
+    """Scored cases replaying feedback recorded elsewhere (``recorded``, ``recorded:tutor``):
+    what producing it cost was not recorded (counted in ``cost_unknown`` too)."""
     metered_exact: int = 0
     """Scored cases whose LLM calls were metered, each made while only its request was in
     flight."""
@@ -179,7 +197,10 @@ class ScenarioSummary:
         if not outcome.cost.measured:
             if outcome.status is CaseStatus.SCORED:  # answered, at a cost nobody measured
                 self.cost_unknown += 1
-                self.cost_unreported += 1
+                if outcome.target in RECORDED_TARGETS:
+                    self.cost_recorded += 1
+                else:
+                    self.cost_unreported += 1
         elif outcome.cost.details or outcome.status is CaseStatus.SCORED:
             self.price_notes.update(outcome.cost.notes)
             total_cost = outcome.cost.total_cost
@@ -271,6 +292,10 @@ class ScenarioSummary:
                        f"{self.scored} scored case(s): their cost is unknown, not 0; meter its "
                        "LLM traffic through `eunomia serve-model` (target option "
                        "?llm_usage=<its URL>, docs/serve-model.md)")
+        if self.cost_recorded:
+            out.append(f"{self.cost_recorded} of {self.scored} scored case(s) replay feedback "
+                       "recorded elsewhere: what producing it cost was not recorded, so their "
+                       "cost is unknown, not 0 (no request was made)")
         note = attribution_note(self.metered_exact, self.metered_approximate)
         if note is not None:
             out.append(f"{note}: {self.metered_calls} call(s)"

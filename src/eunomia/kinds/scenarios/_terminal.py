@@ -29,6 +29,9 @@ def print_scenario_summary(console: Console, summary: ScenarioSummary, folder: s
     metrics.add_column("Value", justify="right")
     for name, value in summary_rows(summary):
         style = "bold red" if name == "Failed Cases" and summary.failed else None
+        if name == "Total Cost" and summary.cost_unknown:  # the CSV: the known part, or ""
+            value = (f"{value} + unknown ({summary.cost_unknown} case(s))" if value
+                     else f"unknown ({summary.cost_unknown} case(s))")
         metrics.add_row(name, value or "-", style=style)
     console.print(metrics)
 
