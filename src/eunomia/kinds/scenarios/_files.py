@@ -3,7 +3,8 @@
 ``results/<run>/<scenario>/``
   ``tables/scenario_summary.csv``   metric/value rows (the document's metrics first)
   ``tables/test_case_results.csv``  one row per case (the document's columns, in order, then
-                                    Status and Error so failed cases are never dropped)
+                                    Status and Error so failed cases are never dropped, then
+                                    points awarded, the tutor's and credit expectations met)
   ``tables/criteria_summary.csv``   miss rate per criterion
   ``tables/instruction_summary.csv`` miss and false-alarm rate per instruction
   ``test_cases/<case>.json``         full detail per case, written as soon as it finishes
@@ -24,7 +25,13 @@ import orjson
 from eunomia.errors import EunomiaError
 from eunomia.exports import FileWriter, write_csv
 from eunomia.files import write_text_atomic
-from eunomia.kinds.scenarios._points_out import case_points_json, points_json, points_rows
+from eunomia.kinds.scenarios._points_out import (
+    POINTS_COLUMNS,
+    case_points_cells,
+    case_points_json,
+    points_json,
+    points_rows,
+)
 from eunomia.kinds.scenarios._summary import ScenarioSummary
 from eunomia.pricing import CostSummary, cost_disagrees
 from eunomia.scenarios import Instruction, Scenario
@@ -43,7 +50,9 @@ CASE_COLUMNS = (
     "Status",
     "Error",
     "Repeat",
+    *POINTS_COLUMNS,  # points awarded, the tutor's, credit expectations met and not met
 )
+_REPEAT = CASE_COLUMNS.index("Repeat")
 
 
 def _num(value: float | None, digits: int = 6) -> str:
@@ -159,7 +168,7 @@ def case_json(scenario: Scenario, outcome: CaseOutcome) -> dict[str, Any]:
     return out
 
 
-def table_row(outcome: CaseOutcome) -> list[str]:
+def table_row(scenario: Scenario, outcome: CaseOutcome) -> list[str]:
     s = outcome.score
     judged = s if s is not None and s.labelled else None  # unlabelled: no correctness
     return [
@@ -175,6 +184,7 @@ def table_row(outcome: CaseOutcome) -> list[str]:
         outcome.status.value,
         outcome.error or "",
         str(outcome.repeat),
+        *case_points_cells(scenario, outcome),
     ]
 
 
@@ -336,7 +346,7 @@ class ScenarioExporter:
             ) from None
 
     def write_case(self, outcome: CaseOutcome) -> None:
-        self._rows.append(table_row(outcome))
+        self._rows.append(table_row(self.scenario, outcome))
         name = outcome.case if not outcome.repeat else f"{outcome.case}__r{outcome.repeat}"
         self._files.write(self.cases_dir / f"{name}.json", orjson.dumps(
             case_json(self.scenario, outcome), option=orjson.OPT_INDENT_2))
@@ -362,7 +372,7 @@ class ScenarioExporter:
                 p, CONSISTENCY_COLUMNS, consistency_rows(sc, consistency)))
         write(t / "scenario_summary.csv",
               lambda p: write_csv(p, ("Metric", "Value"), summary_rows(summary)))
-        rows = sorted(self._rows, key=lambda r: (r[0], int(r[-1])))
+        rows = sorted(self._rows, key=lambda r: (r[0], int(r[_REPEAT])))
         write(t / "test_case_results.csv", lambda p: write_csv(p, CASE_COLUMNS, rows))
         write(t / "criteria_summary.csv", lambda p: write_csv(
             p, ("Criterion", "Title", "Cases", "Missed", "Miss Rate (%)"),

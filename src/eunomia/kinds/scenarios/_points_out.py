@@ -13,7 +13,7 @@ from typing import Any
 
 from eunomia.kinds.scenarios._summary import ScenarioSummary
 from eunomia.scenarios import Scenario
-from eunomia.scoring import AgreementPair, CaseOutcome, TutorAgreement, agreement
+from eunomia.scoring import AgreementPair, CaseOutcome, CasePoints, TutorAgreement, agreement
 
 
 def _num(value: float | None) -> str:
@@ -133,3 +133,38 @@ def tutor_agreement(summaries: ScenarioSummary | Sequence[ScenarioSummary]
         unscored += [f"{summary.scenario.name}/{name}" for name in u] if len(many) > 1 else u
         graded += g
     return agreement(pairs, graded, unscored) if graded else None
+
+
+# --- per case, in the case tables (CSV, terminal, HTML) and the CI records --------------------
+def unmet_credit_checks(scenario: Scenario, points: CasePoints | None) -> list[str]:
+    """Each credit expectation a case did not meet, in words: ``instruction 1: expected
+    == 0, got 2`` (``no feedback item named it`` when none did)."""
+    if points is None:
+        return []
+    known = scenario.instructions
+    return [f"instruction {known[c.instruction].textual_id}: expected {c.expectation}, "
+            + ("no feedback item named it" if c.credits is None else f"got {c.credits:g}")
+            for c in points.checks if not c.met]
+
+
+def credit_checks_cell(points: CasePoints | None) -> str:
+    """``met/checked`` of one case, empty when it has no credit expectation."""
+    if points is None or not points.checks:
+        return ""
+    return f"{sum(c.met for c in points.checks)}/{len(points.checks)}"
+
+
+def case_points_cells(scenario: Scenario, outcome: CaseOutcome) -> list[str]:
+    """The case table's points columns (:data:`POINTS_COLUMNS`): points awarded, the tutor's
+    points, credit expectations met (``met/checked``) and the ones not met."""
+    s = outcome.score
+    points = s.points if s is not None else None
+    case = scenario.case_named(outcome.case)
+    tutor = case.tutor.points if case is not None and case.tutor is not None else None
+    awarded = points.awarded if points is not None else None
+    return [_num(awarded), _num(tutor), credit_checks_cell(points),
+            "; ".join(unmet_credit_checks(scenario, points))]
+
+
+POINTS_COLUMNS = ("Awarded Points", "Tutor Points", "Credit Expectations Met",
+                  "Credit Expectations Not Met")
