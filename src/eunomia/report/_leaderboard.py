@@ -24,6 +24,19 @@ from eunomia.stats import Interval, pareto_front
 
 
 @dataclass(frozen=True, slots=True)
+class ExtraFigure:
+    """A kind's own figure of a target in the leaderboard (scenarios: agreement with the
+    tutors), in every view: a column of the terminal's table and the report's, columns of
+    the CSV."""
+
+    column: str
+    text: str
+    """As the terminal and the report show it (with how far it can be trusted)."""
+    values: tuple[tuple[str, float | int | None], ...] = ()
+    """The CSV's columns: (name, value unrounded; None when unknown)."""
+
+
+@dataclass(frozen=True, slots=True)
 class LeaderboardRow:
     target: str
     cases: int
@@ -38,6 +51,18 @@ class LeaderboardRow:
     """Agreement across repeats (Fleiss' kappa for scenarios, Krippendorff's alpha for
     judged tasks); None with a single repeat."""
     pareto: bool = False
+    extras: tuple[ExtraFigure, ...] = ()
+    """The kind's own figures (a row without one shows ``-`` in its column)."""
+
+
+def extra_columns(rows: Sequence[LeaderboardRow]) -> list[str]:
+    """The extra figures' columns of ``rows``, in the order they first come."""
+    return list(dict.fromkeys(e.column for r in rows for e in r.extras))
+
+
+def extra_text(row: LeaderboardRow, column: str) -> str:
+    """``row``'s figure in ``column``, ``-`` when it has none."""
+    return next((e.text for e in row.extras if e.column == column), "-")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +103,9 @@ def print_leaderboard(console: Console, rows: Sequence[LeaderboardRow],
                       columns: Columns) -> None:
     table = Table(title="Leaderboard (★ = on the cost/quality Pareto front)",
                   title_justify="left")
+    extra = extra_columns(rows)
     names = ["", columns.target, columns.score, *(["Detected"] if columns.detection else []),
-             "Failed", columns.cost, "Mean latency", columns.consistency]
+             "Failed", columns.cost, "Mean latency", columns.consistency, *extra]
     for i, name in enumerate(names):
         table.add_column(name, justify="left" if i < 2 else "right")
     d = columns.score_digits
@@ -94,6 +120,7 @@ def print_leaderboard(console: Console, rows: Sequence[LeaderboardRow],
             "unknown" if r.total_cost is None else f"{r.total_cost:.4f}",
             "-" if r.mean_latency_s is None else f"{r.mean_latency_s:.2f} s",
             "-" if r.consistency is None else f"{r.consistency:.3f}",
+            *(escape(extra_text(r, column)) for column in extra),
         )
     console.print(table)
 
@@ -107,23 +134,30 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow], columns: Columns) -> str:
 
     ``score`` is the score % (scenarios) or the mean judge score 0-5 (task suites), with
     its 95% bootstrap interval; ``consistency`` is Fleiss' kappa or Krippendorff's alpha
-    across repeats (empty with one repeat); empty cells are unknown values.
+    across repeats (empty with one repeat); then the kind's own figures (scenarios with
+    tutor grades: ``tutor_*``); empty cells are unknown values.
     """
     def num(value: float | None) -> str:
         return "" if value is None else repr(float(value))
 
+    def extra(value: float | int | None) -> str:
+        return "" if value is None else str(value) if isinstance(value, int) else num(value)
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    names = list(dict.fromkeys(k for r in rows for e in r.extras for k, _ in e.values))
     writer.writerow(["rank", "target", "pareto_front", "score", "score_ci_low",
                      "score_ci_high", *(["detection_rate"] if columns.detection else []),
-                     "cases", "failed", "total_cost", "mean_latency_s", "consistency"])
+                     "cases", "failed", "total_cost", "mean_latency_s", "consistency", *names])
     for position, r in enumerate(rows, start=1):
+        values = {k: v for e in r.extras for k, v in e.values}
         writer.writerow([
             position, r.target, "yes" if r.pareto else "no",
             num(r.score.estimate if r.score else None),
             num(r.score.low if r.score else None), num(r.score.high if r.score else None),
             *([num(r.detection_rate)] if columns.detection else []),
             r.cases, r.failed, num(r.total_cost), num(r.mean_latency_s), num(r.consistency),
+            *(extra(values.get(k)) for k in names),
         ])
     return out.getvalue()
 

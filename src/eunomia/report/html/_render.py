@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 from eunomia import __version__
 from eunomia.compare import Comparison, MetricDelta
 from eunomia.files import write_text_atomic
+from eunomia.report._leaderboard import extra_columns, extra_text
 from eunomia.report.html._agreement import agreement_rows, group_agreement_chart
 from eunomia.report.html._charts import Bar, hbar_chart, heat_table, histogram, paired_hbar_chart
 from eunomia.report.html._data import list_run_listings
@@ -123,7 +124,8 @@ def _environment() -> jinja2.Environment:
                        seconds=fmt_seconds, metric=fmt_metric, unit=fmt_unit, delta=fmt_delta,
                        pvalue=fmt_p)
     env.globals.update(csp=CSP, version=__version__, figures=figures,
-                       agreement_rows=agreement_rows)
+                       agreement_rows=agreement_rows, extra_columns=extra_columns,
+                       extra_text=extra_text)
     return env
 
 
