@@ -40,6 +40,10 @@ def change_diff(c: CaseChange) -> str:
     lines: list[str] = []
     if c.a_detected is not None and c.b_detected is not None and c.a_detected != c.b_detected:
         lines.append("detected now" if c.b_detected else "no longer detected")
+    if c.a_credits_met is not None and c.b_credits_met is not None \
+            and c.a_credits_met != c.b_credits_met:
+        lines.append("! credit expectations met now" if c.b_credits_met
+                     else "! credit expectations no longer met")
     for cc in c.criteria_changes:
         lines += [f"- {cc.criterion}/{i} (now missing)" for i in cc.newly_missing]
         lines += [f"+ {cc.criterion}/{i} (now returned unexpectedly)" for i in cc.newly_extra]
@@ -145,6 +149,8 @@ def comparison_summary(c: Comparison, report: str | None = None,
                       [False, True, True, True, True, True, False, False, True])
     lines += ["", f"\\* p < {c.alpha:g}. {c.overall.paired_cases} case(s) paired, "
               f"{c.overall.scored_both} scored on both sides.", ""]
+    if c.tutor is not None:
+        lines += [f"- {md_text(line, 1000)}" for line in c.tutor.lines()] + [""]
     counts = c.counts()
     lines += ["Cases: " + ", ".join(f"{n} {_LABELS[k]}" for k, n in counts.items() if n), ""]
     lines += _worse_cases(c.cases_of(*_BAD), worst)
