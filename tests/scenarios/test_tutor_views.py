@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from tests.scenarios.test_loader import base_manifest, write_scenario
+from tests.support.browser import Watched
 from tests.support.cli import run_cli
 
 TUTOR = [0.0, 0.5, 1.0, 1.5, 2.0, 0.5, 1.0, 1.5, 2.0, 0.0, 1.0, 1.5]
@@ -130,8 +131,8 @@ def test_report_shows_the_agreement_and_the_points_columns(runs: Path) -> None:
     assert "<th class=\"n\">Awarded points</th><th class=\"n\">Tutor points</th>" in cases
     # the leaderboard of the two targets: agreement pooled per target
     board = page.split('id="leaderboard"', 1)[1].split("</table>")[0]
-    assert "Pearson r vs tutors (95% CI)" in board
-    assert "1.00 [1.00, 1.00], n=12" in board and "undefined (one side has no spread)" in board
+    assert "Tutors: Pearson r (95% CI)" in board
+    assert "1.00 [1.00, 1.00] n=12" in board and "undefined (no spread) n=12" in board
 
 
 def test_leaderboard_has_the_pooled_agreement(runs: Path) -> None:
@@ -172,3 +173,30 @@ def test_compare_has_the_credits_and_the_tutors(runs: Path) -> None:
     page = out.read_text(encoding="utf-8")
     assert 'id="tutors">Agreement with the tutors' in page
     assert "credit expectations no longer met" in page
+
+
+def test_agreement_section_in_chromium_at_1400px(runs: Path, page: Watched) -> None:
+    out = runs / "a_browser.html"
+    _ok(run_cli("report", "a", "--output", out, cwd=runs))
+    page.page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(out.as_uri())
+    sections = page.page.locator("h3", has_text="Agreement with the tutors")
+    assert sections.count() == 2  # one per target
+    boxes = page.page.evaluate(
+        """() => [...document.querySelectorAll('svg.agreement')].map(e => {
+             const r = e.getBoundingClientRect(), p = e.parentElement.getBoundingClientRect();
+             return {w: r.width, h: r.height, right: r.right, limit: p.right,
+                     points: e.querySelectorAll('g.point').length}; })""")
+    assert len(boxes) == 2
+    for b in boxes:  # drawn with a real size, inside its section, a point per case
+        assert b["w"] > 300 and b["h"] > 300 and b["right"] <= b["limit"] + 1, b
+        assert b["points"] == len(CASES)
+    overflow = page.page.evaluate(
+        """() => [...document.querySelectorAll('table.agreement')].map(t =>
+             t.parentElement.scrollWidth - t.parentElement.clientWidth)""")
+    assert overflow == [0, 0]  # the figures table fits without scrolling at 1400 px
+    sections.last.scroll_into_view_if_needed()
+    shot = page.page.locator("section.group", has_text="Agreement with the tutors").last
+    shot.screenshot(path=str(runs / "agreement_1400.png"))
+    assert (runs / "agreement_1400.png").stat().st_size > 10_000
+    page.check_clean()

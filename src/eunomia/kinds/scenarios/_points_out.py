@@ -175,21 +175,21 @@ POINTS_COLUMNS = ("Awarded Points", "Tutor Points", "Credit Expectations Met",
 # --- the leaderboard: one target's agreement with the tutors, pooled over its scenarios ------
 def _short_correlation(c: Correlation) -> str:
     if c.estimate is None:
-        why = "fewer than 3 cases" if c.n < 3 else "one side has no spread"
-        return f"undefined ({why}), n={c.n}"
+        why = "fewer than 3 cases" if c.n < 3 else "no spread"
+        return f"undefined ({why}) n={c.n}"
     if not enough(c.n):
-        return f"{c.estimate:.2f} ({TOO_FEW}, n={c.n})"
+        return f"{c.estimate:.2f} ({TOO_FEW}) n={c.n}"
     if c.low is None or c.high is None:
-        return f"{c.estimate:.2f}, n={c.n}"
-    return f"{c.estimate:.2f} [{c.low:.2f}, {c.high:.2f}], n={c.n}"
+        return f"{c.estimate:.2f} n={c.n}"
+    return f"{c.estimate:.2f} [{c.low:.2f}, {c.high:.2f}] n={c.n}"
 
 
 def _short_mean(i: Interval | None) -> str:
     if i is None:
         return "-"
     if i.too_few:
-        return f"{i.estimate:.1f} ({TOO_FEW}, n={i.n})"
-    return f"{i.estimate:.1f} [{i.low:.1f}, {i.high:.1f}], n={i.n}"
+        return f"{i.estimate:.1f} ({TOO_FEW}) n={i.n}"
+    return f"{i.estimate:.1f} [{i.low:.1f}, {i.high:.1f}] n={i.n}"
 
 
 def agreement_figures(summaries: Sequence[ScenarioSummary]) -> tuple[ExtraFigure, ...]:
@@ -203,12 +203,12 @@ def agreement_figures(summaries: Sequence[ScenarioSummary]) -> tuple[ExtraFigure
     r, rho = found.pearson, found.spearman
     mad, bias = found.mad_percent, found.bias_percent
     return (
-        ExtraFigure("Pearson r vs tutors (95% CI)", _short_correlation(r), (
+        ExtraFigure("Tutors: Pearson r (95% CI)", _short_correlation(r), (
             ("tutor_cases", found.n), ("tutor_graded_cases", found.graded),
             ("tutor_pearson", r.estimate), ("tutor_pearson_ci_low", r.low),
             ("tutor_pearson_ci_high", r.high), ("tutor_spearman", rho.estimate),
             ("tutor_spearman_ci_low", rho.low), ("tutor_spearman_ci_high", rho.high))),
-        ExtraFigure("Mean abs. diff. vs tutors (% of max)", _short_mean(mad), (
+        ExtraFigure("Tutors: mean abs. diff. %", _short_mean(mad), (
             ("tutor_mean_absolute_difference_percent", mad.estimate if mad else None),
             ("tutor_mean_absolute_difference_percent_ci_low", mad.low if mad else None),
             ("tutor_mean_absolute_difference_percent_ci_high", mad.high if mad else None),

@@ -17,7 +17,7 @@ from eunomia.report.html import _mpl
 from eunomia.report.html._charts import TONES, short
 from eunomia.report.html._plots import PALETTE
 from eunomia.scoring import TutorAgreement
-from eunomia.stats import Correlation, Interval, enough, too_few_text
+from eunomia.stats import TOO_FEW, Correlation, Interval, enough, too_few_text
 
 _TOOLTIPS_MAX = 400
 """Above this many cases, one tooltip per series instead of one per case."""
@@ -48,6 +48,8 @@ def agreement_series(name: str, found: TutorAgreement) -> AgreementSeries:
     r = found.pearson
     if r.estimate is None:
         summary = f"Pearson r undefined, n={found.n}"
+    elif not enough(r.n):
+        summary = f"Pearson r {r.estimate:.2f} ({TOO_FEW}), n={found.n}"
     elif r.low is None or r.high is None:
         summary = f"Pearson r {r.estimate:.2f}, n={found.n}"
     else:
