@@ -7,7 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from eunomia.stats import average_ranks, correlation, fisher_interval, pearson, spearman
+from eunomia.stats import (
+    average_ranks,
+    correlation,
+    correlation_difference,
+    fisher_interval,
+    pearson,
+    spearman,
+)
 from eunomia.stats._correlation import _group_ranks, _weighted_r
 
 # Anscombe's quartet, set I (Anscombe 1973): r = 0.816 (0.81642 to five places).
@@ -112,3 +119,27 @@ def test_resampled_ranks_equal_ranks_of_the_expanded_resample() -> None:
             assert math.isnan(value)
         else:
             assert value == pytest.approx(slow, abs=1e-12)
+
+
+def test_the_difference_of_two_correlations_with_the_same_cases() -> None:
+    rng = np.random.default_rng(3)
+    tutor = rng.uniform(0, 10, 40).tolist()
+    close = [t + rng.normal(0, 1) for t in tutor]
+    loose = [t + rng.normal(0, 6) for t in tutor]
+    d = correlation_difference(tutor, close, loose)
+    assert d is not None and d.n == 40
+    r_close, r_loose = pearson(tutor, close), pearson(tutor, loose)
+    assert r_close is not None and r_loose is not None
+    assert d.estimate == pytest.approx(r_loose - r_close)
+    assert d.low <= d.estimate <= d.high < 0  # the looser one agrees less, and it shows
+    # a paired resampling: the same system on both sides changes by exactly nothing
+    same = correlation_difference(tutor, close, close, "spearman")
+    assert same is not None and (same.estimate, same.low, same.high) == (0.0, 0.0, 0.0)
+    assert correlation_difference(tutor, close, loose, seed=5) == \
+        correlation_difference(tutor, close, loose, seed=5)
+    # undefined on one side: no difference at all; three pairs: the whole range
+    assert correlation_difference([1, 2, 3, 4], [1, 2, 3, 4], [2, 2, 2, 2]) is None
+    few = correlation_difference([1, 2, 3], [1, 2, 3], [3, 2, 1])
+    assert few is not None and (few.estimate, few.low, few.high) == (-2.0, -2.0, 2.0)
+    with pytest.raises(ValueError, match="same length"):
+        correlation_difference([1, 2, 3], [1, 2], [1, 2, 3])

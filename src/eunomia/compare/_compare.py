@@ -34,6 +34,7 @@ from eunomia.compare._model import (
     VerdictKind,
 )
 from eunomia.compare._power import comparison_power
+from eunomia.compare._tutor import tutor_comparison
 from eunomia.errors import EunomiaError
 from eunomia.stats import (
     enough,
@@ -161,7 +162,7 @@ def _classify(a: Agg | None, b: Agg | None) -> ChangeKind:
         return "unchanged"
     if a.score is not None and b.score is not None and abs(b.score - a.score) > _TOL:
         return "improved" if b.score > a.score else "regressed"
-    for x, y in ((a.detected, b.detected), (a.fully, b.fully)):
+    for x, y in ((a.detected, b.detected), (a.fully, b.fully), (a.credits_ok, b.credits_ok)):
         if x is not None and y is not None and x != y:
             return "improved" if y else "regressed"
     return "unchanged"
@@ -188,6 +189,9 @@ def _case_change(shown: CaseKey, a: Agg | None, b: Agg | None,
         a_error=a.error if a else None, b_error=b.error if b else None,
         a_cost=a.cost if a else None, b_cost=b.cost if b else None,
         a_latency_s=a.latency if a else None, b_latency_s=b.latency if b else None,
+        a_credits_met=a.credits_ok if a else None, b_credits_met=b.credits_ok if b else None,
+        a_awarded=a.awarded if a else None, b_awarded=b.awarded if b else None,
+        tutor=(a.tutor if a and a.tutor is not None else b.tutor if b else None),
     )
 
 
@@ -298,8 +302,17 @@ def _overall(score_label: tuple[str, str], detects: bool, aggs: list[tuple[Agg, 
         pa, pb = quantile(lat_a, q), quantile(lat_b, q)
         pcts.append(MetricDelta(key, label, pa, pb, _diff(pa, pb), n=len(aggs),
                                 higher_is_better=False, unit="s"))
+    checked = [(a, b) for a, b in both if a.credits_met is not None and b.credits_met is not None]
+    credits = _binary("credits", "Credit expectations met", checked, lambda x: x.credits_met,
+                      lambda x: x.credits_ok, s) if checked else None
+    graded = [(abs(a.awarded - a.tutor), abs(b.awarded - a.tutor)) for a, b in both
+              if a.tutor is not None and a.awarded is not None and b.awarded is not None]
+    tutor_mad = _bootstrapped(
+        "tutor_mad", "Mean absolute difference from tutors (% of max)",
+        [x for x, _ in graded], [y for _, y in graded], s, unit="%",
+        higher_is_better=False) if graded else None
     return OverallDelta(len(aggs), len(both), score, detection, fully, failures, cost_total,
-                        cost_mean, latency_mean, pcts[0], pcts[1])
+                        cost_mean, latency_mean, pcts[0], pcts[1], credits, tutor_mad)
 
 
 def _criteria(a_side: _Side, b_side: _Side,
@@ -512,4 +525,5 @@ def compare_runs(
         max_new_failures=max_new_failures, overall=overall, criteria=tuple(criteria),
         cases=tuple(changes), verdict=verdict, warnings=tuple(warnings),
         confidence=confidence, resamples=resamples, power=power,
+        tutor=tutor_comparison(paired, confidence=confidence, resamples=resamples, seed=seed),
     )

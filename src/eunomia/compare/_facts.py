@@ -45,6 +45,16 @@ class Agg:
     extra: dict[str, set[str]] = field(default_factory=dict)
     criterion_miss: dict[str, float] = field(default_factory=dict)
     """Criterion expected by the case -> fraction of scored repeats missing some of it."""
+    credits_met: float | None = None
+    """Fraction of the scored repeats meeting every credit expectation (cases with some)."""
+    awarded: float | None = None
+    """Mean points awarded over the scored repeats, in percent of the maximum."""
+    tutor: float | None = None
+    """The tutor's points in percent of the maximum (cases with a tutor's grade)."""
+
+    @property
+    def credits_ok(self) -> bool | None:
+        return None if self.credits_met is None else self.credits_met > 0.5
 
     @property
     def detected(self) -> bool | None:
@@ -98,8 +108,19 @@ def facts_only(facts: Sequence[CaseFacts]) -> Agg:
     return agg
 
 
+def _add_points(agg: Agg, known: Sequence[CaseFacts]) -> None:
+    """Credit expectations met, points awarded and the tutor's (scenarios)."""
+    met = [f.credits_met for f in known if f.credits_met is not None]
+    agg.credits_met = sum(met) / len(met) if met else None
+    awarded = [f.awarded_percent for f in known if f.awarded_percent is not None]
+    agg.awarded = fmean(awarded) if awarded else None
+    agg.tutor = next((f.tutor_percent for f in known if f.tutor_percent is not None), None)
+
+
 def _add_facts(agg: Agg, known: Sequence[CaseFacts]) -> None:
-    """Detection, full correctness and the majority's missing/extra instructions."""
+    """Detection, full correctness and the majority's missing/extra instructions; the
+    points (:func:`_add_points`)."""
+    _add_points(agg, known)
     facts = [f for f in known if f.detected is not None]
     if not facts:
         return

@@ -29,6 +29,12 @@ class CaseFacts:
     """Criterion -> instructions returned and not expected."""
     expected_criteria: frozenset[str] = frozenset()
     """Criteria the case expects an instruction of."""
+    credits_met: bool | None = None
+    """Every credit expectation of the case met; None when it has none (scenarios)."""
+    awarded_percent: float | None = None
+    """The points the system awarded, in percent of the maximum (scenarios)."""
+    tutor_percent: float | None = None
+    """The tutor's points in percent of the maximum, when the case carries a grade."""
 
 
 class RunFacts(Protocol):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from eunomia.compare._tutor import TutorComparison
 from eunomia.stats import DetectionPower, Power, too_few_text
 
 ChangeKind = Literal[
@@ -105,6 +106,14 @@ class CaseChange:
     a_latency_s: float | None = None
     """Mean latency per repeat (when known)."""
     b_latency_s: float | None = None
+    a_credits_met: bool | None = None
+    """Every credit expectation met in most scored repeats (scenario cases with some)."""
+    b_credits_met: bool | None = None
+    a_awarded: float | None = None
+    """Mean points awarded, % of the maximum (scenario runs)."""
+    b_awarded: float | None = None
+    tutor: float | None = None
+    """The tutor's points, % of the maximum (cases with a tutor's grade)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,11 +194,18 @@ class OverallDelta:
     latency_mean: MetricDelta
     latency_p50: MetricDelta
     latency_p95: MetricDelta
+    credits: MetricDelta | None = None
+    """Cases meeting every credit expectation (scenario cases with some): McNemar."""
+    tutor_mad: MetricDelta | None = None
+    """Mean absolute difference from the tutors' points, % of the maximum (cases with a
+    tutor's grade): lower is better; sign-flip test."""
 
     def metrics(self) -> tuple[MetricDelta, ...]:
-        """Every metric, in display order (detection and full correctness only for scenarios)."""
-        rows = [self.score, self.detection, self.fully_correct, self.failures, self.cost_total,
-                self.cost_mean, self.latency_mean, self.latency_p50, self.latency_p95]
+        """Every metric, in display order (detection and full correctness only for scenarios;
+        credit expectations and the difference from the tutors where cases have them)."""
+        rows = [self.score, self.detection, self.fully_correct, self.credits, self.tutor_mad,
+                self.failures, self.cost_total, self.cost_mean, self.latency_mean,
+                self.latency_p50, self.latency_p95]
         return tuple(m for m in rows if m is not None)
 
 
@@ -286,6 +302,9 @@ class Comparison:
     resamples: int = 10000
     power: ComparisonPower | None = None
     """What this comparison could have detected (its size and spread)."""
+    tutor: TutorComparison | None = None
+    """Agreement with the tutors on each side and its change (cases with a tutor's grade
+    scored on both sides)."""
 
     def cases_of(self, *kinds: ChangeKind) -> tuple[CaseChange, ...]:
         return tuple(c for c in self.cases if c.change in kinds)
@@ -342,5 +361,6 @@ def comparison_to_json(c: Comparison) -> dict[str, Any]:
                 **asdict(c.power.detection), "too_few": c.power.detection.too_few},
             "summary": c.power.lines(c.overall.score.unit)},
         "criteria": [asdict(d) for d in c.criteria],
+        "tutor_agreement": None if c.tutor is None else c.tutor.to_json(),
         "cases": [_case_json(x) for x in c.cases],
     }

@@ -42,6 +42,10 @@ def change_diff(c: CaseChange) -> str:
     lines: list[str] = []
     if c.a_detected is not None and c.b_detected is not None and c.a_detected != c.b_detected:
         lines.append("detected now" if c.b_detected else "no longer detected")
+    if c.a_credits_met is not None and c.b_credits_met is not None \
+            and c.a_credits_met != c.b_credits_met:
+        lines.append("! credit expectations met now" if c.b_credits_met
+                     else "! credit expectations no longer met")
     for cc in c.criteria_changes:
         lines += [f"- {cc.criterion}/{i} (now missing)" for i in cc.newly_missing]
         lines += [f"+ {cc.criterion}/{i} (now returned unexpectedly)" for i in cc.newly_extra]
@@ -155,6 +159,8 @@ def comparison_summary(c: Comparison, report: str | None = None,
         lines += ["**What this comparison could detect**", ""]
         lines += [f"- {md_text(line, 1000)}" for line in c.power.lines(c.overall.score.unit)]
         lines += [""]
+    if c.tutor is not None:
+        lines += [f"- {md_text(line, 1000)}" for line in c.tutor.lines()] + [""]
     counts = c.counts()
     lines += ["Cases: " + ", ".join(f"{n} {_LABELS[k]}" for k, n in counts.items() if n), ""]
     lines += _worse_cases(c.cases_of(*_BAD), worst)

@@ -198,6 +198,12 @@ def record_case(record: ResultRecord, classname: str, repeats: int) -> JUnitCase
              f"cost: {_num(record.cost, 8)}", f"latency_s: {_num(record.latency_s)}",
              f"tokens: {record.input_tokens} in, {record.output_tokens} out",
              f"attempts: {record.attempts}" + (" (from the cache)" if record.cached else "")]
+    if record.awarded_points is not None or record.tutor_points is not None:
+        lines.append(f"points: awarded {_num(record.awarded_points)}, tutor "
+                     f"{_num(record.tutor_points)}")
+    if record.credit_expectations_met is not None:
+        lines.append("credit expectations: " + ("all met" if record.credit_expectations_met
+                                                else "not met"))
     if record.answer is not None:
         lines.append(f"answer:\n{record.answer}")
     if record.judge_feedback:

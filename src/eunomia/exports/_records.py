@@ -80,6 +80,15 @@ class ResultRecord(BaseModel):
     extra: list[Text] | None = None
     fully_correct: bool | None = None
     detected: bool | None = None
+    awarded_points: float | None = None
+    """The points the system awarded: its feedback's credits summed, limited to ``[0,
+    max_points + bonus_points]`` as Artemis totals them; None when not scored."""
+    tutor_points: float | None = None
+    """The tutor's points of the case, when it carries a tutor's grade."""
+    credit_expectations_met: bool | None = None
+    """Every credit expectation of the case met; None when it has none (or was not scored)."""
+    credit_expectations_not_met: list[Text] | None = None
+    """Each one not met: ``instruction 1: expected == 0, got 2``."""
     # --- judged tasks and judge checks -------------------------------------------------------
     category: Text | None = None
     difficulty: Text | None = None
@@ -90,7 +99,8 @@ class ResultRecord(BaseModel):
     judge_feedback: Text | None = None
     failed_checks: list[Text] | None = None
 
-    @field_validator("score", "cost", "latency_s", "pass_score")
+    @field_validator("score", "cost", "latency_s", "pass_score", "awarded_points",
+                     "tutor_points")
     @classmethod
     def _finite(cls, value: float | None) -> float | None:
         """A number that is not one (NaN, infinity) is unknown, never a figure."""

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from eunomia.compare import CaseChange, ChangeKind, Comparison, MetricDelta
 
 _MAX_CASES_SHOWN = 20
-_QUALITY = ("score", "detection", "fully_correct", "failures")
+_QUALITY = ("score", "detection", "fully_correct", "credits", "tutor_mad", "failures")
 _KIND_LABELS: dict[ChangeKind, str] = {
     "regressed": "regressed", "newly_failed": "newly failed", "improved": "improved",
     "fixed": "fixed", "unchanged": "unchanged", "only_in_a": "only in A",
@@ -138,6 +138,10 @@ def _what_changed(case: CaseChange) -> str:
     if case.a_detected is not None and case.b_detected is not None \
             and case.a_detected != case.b_detected:
         parts.insert(0, "detected" if case.b_detected else "no longer detected")
+    if case.a_credits_met is not None and case.b_credits_met is not None \
+            and case.a_credits_met != case.b_credits_met:
+        parts.append("credit expectations met" if case.b_credits_met
+                     else "credit expectations no longer met")
     return " | ".join(parts) or "-"
 
 
@@ -241,6 +245,9 @@ def print_comparison(console: Console, c: Comparison) -> None:
         if len(cases) > _MAX_CASES_SHOWN:
             console.print(f"... and {len(cases) - _MAX_CASES_SHOWN} more (--json for all)")
 
+    if c.tutor is not None:
+        for line in c.tutor.lines():
+            console.print(f"Tutors: {escape(line)}", soft_wrap=True)
     if c.power is not None:
         for line in c.power.lines(c.overall.score.unit):
             console.print(f"Could detect: {escape(line)}", soft_wrap=True)

@@ -44,6 +44,19 @@ class FloorCell:
 
 
 @dataclass(frozen=True, slots=True)
+class ExtraFigure:
+    """A kind's own figure of a target in the leaderboard (scenarios: agreement with the
+    tutors), in every view: a column of the terminal's table and the report's, columns of
+    the CSV."""
+
+    column: str
+    text: str
+    """As the terminal and the report show it (with how far it can be trusted)."""
+    values: tuple[tuple[str, float | int | None], ...] = ()
+    """The CSV's columns: (name, value unrounded; None when unknown)."""
+
+
+@dataclass(frozen=True, slots=True)
 class LeaderboardRow:
     target: str
     cases: int
@@ -60,9 +73,21 @@ class LeaderboardRow:
     pareto: bool = False
     floor: FloorCell | None = None
     """Judged task suites with ``eval``'s content-free control: the score against it."""
+    extras: tuple[ExtraFigure, ...] = ()
+    """The kind's own figures (a row without one shows ``-`` in its column)."""
 
 
 FLOOR_COLUMN = "Beside content-free: Δ [95% CI]"
+
+
+def extra_columns(rows: Sequence[LeaderboardRow]) -> list[str]:
+    """The extra figures' columns of ``rows``, in the order they first come."""
+    return list(dict.fromkeys(e.column for r in rows for e in r.extras))
+
+
+def extra_text(row: LeaderboardRow, column: str) -> str:
+    """``row``'s figure in ``column``, ``-`` when it has none."""
+    return next((e.text for e in row.extras if e.column == column), "-")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +139,10 @@ def print_leaderboard(console: Console, rows: Sequence[LeaderboardRow],
     table = Table(title="Leaderboard (★ = on the cost/quality Pareto front)",
                   title_justify="left")
     floors = any(r.floor is not None for r in rows)
+    extra = extra_columns(rows)
     names = ["", columns.target, columns.score, *(["Detected"] if columns.detection else []),
              *([FLOOR_COLUMN] if floors else []),
-             "Failed", columns.cost, "Mean latency", columns.consistency]
+             "Failed", columns.cost, "Mean latency", columns.consistency, *extra]
     for i, name in enumerate(names):
         table.add_column(name, justify="left" if i < 2 else "right")
     for r in rows:
@@ -130,6 +156,7 @@ def print_leaderboard(console: Console, rows: Sequence[LeaderboardRow],
             "unknown" if r.total_cost is None else f"{r.total_cost:.4f}",
             "-" if r.mean_latency_s is None else f"{r.mean_latency_s:.2f} s",
             "-" if r.consistency is None else f"{r.consistency:.3f}",
+            *(escape(extra_text(r, column)) for column in extra),
         )
     console.print(table)
 
@@ -146,7 +173,8 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow], columns: Columns) -> str:
     ``defaults.MIN_CASES_FOR_INTERVAL`` cases); ``consistency`` is Fleiss' kappa or
     Krippendorff's alpha across repeats (empty with one repeat); with ``eval``'s content-free
     control, ``floor_*`` its mean and the paired difference (target − control) with its
-    interval, and ``no_better_than_floor``; empty cells are unknown values.
+    interval, and ``no_better_than_floor``; then the kind's own figures (scenarios with
+    tutor grades: ``tutor_*``); empty cells are unknown values.
     """
     def num(value: float | None) -> str:
         return "" if value is None else repr(float(value))
@@ -157,17 +185,22 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow], columns: Columns) -> str:
         return [num(f.control_mean), num(f.difference), num(f.low), num(f.high),
                 "" if f.no_better is None else ("yes" if f.no_better else "no")]
 
+    def extra(value: float | int | None) -> str:
+        return "" if value is None else str(value) if isinstance(value, int) else num(value)
+
     floors = any(r.floor is not None for r in rows)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    names = list(dict.fromkeys(k for r in rows for e in r.extras for k, _ in e.values))
     writer.writerow(["rank", "target", "pareto_front", "score", "score_ci_low",
                      "score_ci_high", *(["detection_rate"] if columns.detection else []),
                      "cases", "failed", "total_cost", "mean_latency_s", "consistency",
                      "score_too_few",
                      *(["floor_mean", "floor_difference", "floor_ci_low", "floor_ci_high",
-                        "no_better_than_floor"] if floors else [])])
+                        "no_better_than_floor"] if floors else []), *names])
     for position, r in enumerate(rows, start=1):
         few = r.score is not None and r.score.too_few
+        values = {k: v for e in r.extras for k, v in e.values}
         writer.writerow([
             position, r.target, "yes" if r.pareto else "no",
             num(r.score.estimate if r.score else None),
@@ -177,6 +210,7 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow], columns: Columns) -> str:
             r.cases, r.failed, num(r.total_cost), num(r.mean_latency_s), num(r.consistency),
             "yes" if few else "no",
             *(floor(r.floor) if floors else []),
+            *(extra(values.get(k)) for k in names),
         ])
     return out.getvalue()
 

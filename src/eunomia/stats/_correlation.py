@@ -21,6 +21,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from eunomia.stats._intervals import Interval
 from eunomia.stats._validate import (
     FloatArray,
     as_finite_array,
@@ -205,3 +206,46 @@ def correlation(x: Sequence[float], y: Sequence[float], method: str = "pearson",
         alpha = 1.0 - confidence
         low, high = (float(v) for v in np.quantile(finite, [alpha / 2.0, 1.0 - alpha / 2.0]))
     return Correlation(method, r, low, high, *fisher, n, confidence, resamples, undefined)
+
+
+def correlation_difference(x: Sequence[float], y_a: Sequence[float], y_b: Sequence[float],
+                           method: str = "pearson", *, confidence: float = 0.95,
+                           resamples: int = 2000, seed: int = 0) -> Interval | None:
+    """``r(x, y_b) - r(x, y_a)`` over the same cases (two systems' points against the same
+    tutors), with a paired percentile-bootstrap interval: each resample draws the cases once
+    for both coefficients. None when either coefficient is undefined; below four pairs the
+    interval is the whole range ``[-2, 2]``. Resamples in which either side has no spread
+    are left out (all of them: ``[-2, 2]``)."""
+    check_same_length(x, y_a, "x and y_a")
+    check_same_length(x, y_b, "x and y_b")
+    check_confidence(confidence)
+    if method not in ("pearson", "spearman"):
+        raise ValueError(f"unknown correlation {method!r}: pearson or spearman")
+    of = pearson if method == "pearson" else spearman
+    ra, rb = of(x, y_a), of(x, y_b)
+    n = len(x)
+    if ra is None or rb is None:
+        return None
+    if n < _FISHER_MIN:
+        return Interval(rb - ra, -2.0, 2.0, n, confidence)
+    t, a, b = (np.asarray(v, dtype=np.float64) for v in (x, y_a, y_b))
+    rng = np.random.default_rng(seed)
+    diffs = np.empty(resamples, dtype=np.float64)
+    block = max(1, _BLOCK_CELLS // n)
+    shares = np.full(n, 1.0 / n)
+    for start in range(0, resamples, block):
+        stop = min(resamples, start + block)
+        counts = rng.multinomial(n, shares, size=stop - start).astype(np.float64)
+        if method == "spearman":
+            rt = _group_ranks(t, counts)
+            diffs[start:stop] = (_weighted_r(rt, _group_ranks(b, counts), counts, n)
+                                 - _weighted_r(rt, _group_ranks(a, counts), counts, n))
+        else:
+            diffs[start:stop] = (_weighted_r(t[None, :], b[None, :], counts, n)
+                                 - _weighted_r(t[None, :], a[None, :], counts, n))
+    finite = diffs[np.isfinite(diffs)]
+    if finite.size == 0:
+        return Interval(rb - ra, -2.0, 2.0, n, confidence)
+    alpha = 1.0 - confidence
+    low, high = (float(v) for v in np.quantile(finite, [alpha / 2.0, 1.0 - alpha / 2.0]))
+    return Interval(rb - ra, low, high, n, confidence)

@@ -9,18 +9,34 @@ from typing import Any
 from eunomia.compare import CaseFacts
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.pricing import PriceTable
-from eunomia.scenarios import Scenario
+from eunomia.scenarios import Scenario, TestCase
 from eunomia.scoring import CaseScore
 from eunomia.store import CaseRow, RunInfo, RunStore
 
 _NAMES_SHOWN = 5
 
 
-def facts_of(scenario: Scenario, s: CaseScore) -> CaseFacts | None:
-    """What a comparison knows of one scored repeat (None for an unlabelled scenario's: the
-    stored row is all there is)."""
+def _percent(scenario: Scenario, points: float | None) -> float | None:
+    most = scenario.exercise.max_points
+    return None if points is None or most <= 0 else 100.0 * points / most
+
+
+def facts_of(scenario: Scenario, s: CaseScore, case: TestCase | None = None
+             ) -> CaseFacts | None:
+    """What a comparison knows of one scored repeat: its points and credit expectations
+    (``case``: its tutor's grade), and unless the scenario is unlabelled its detection, full
+    correctness and the instructions missing or extra (None for an unlabelled scenario's
+    without points: the stored row is all there is)."""
+    p = s.points
+    met = None if p is None or not p.checks else all(c.met for c in p.checks)
+    awarded = _percent(scenario, p.awarded if p is not None else None)
+    tutor = _percent(scenario, case.tutor.points) \
+        if case is not None and case.tutor is not None else None
     if not s.labelled:
-        return None
+        if met is None and awarded is None:
+            return None
+        return CaseFacts(score=None, credits_met=met, awarded_percent=awarded,
+                         tutor_percent=tutor)
 
     def by_criterion(ids: tuple[int, ...]) -> dict[str, frozenset[str]]:
         out: dict[str, set[str]] = {}
@@ -33,7 +49,8 @@ def facts_of(scenario: Scenario, s: CaseScore) -> CaseFacts | None:
     return CaseFacts(
         score=s.score_percent, detected=s.detected_correctly, fully_correct=s.fully_correct,
         missing=by_criterion(s.missing), extra=by_criterion(s.extra),
-        expected_criteria=frozenset(by_criterion(s.expected)))
+        expected_criteria=frozenset(by_criterion(s.expected)), credits_met=met,
+        awarded_percent=awarded, tutor_percent=tutor)
 
 
 class ScenarioFacts:
@@ -50,7 +67,7 @@ class ScenarioFacts:
             return None
         scenario, prices = found
         s = outcome_from_row(self.store, scenario, prices, row).score
-        return None if s is None else facts_of(scenario, s)
+        return None if s is None else facts_of(scenario, s, scenario.case_named(row.case_name))
 
     def criterion_title(self, suite: str, criterion: str) -> str | None:
         found = self.scenarios.get(suite)

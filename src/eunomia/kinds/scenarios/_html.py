@@ -20,6 +20,11 @@ from eunomia.errors import EunomiaError
 from eunomia.kinds.scenarios._compare import facts_of
 from eunomia.kinds.scenarios._figures import stored_request
 from eunomia.kinds.scenarios._html_figures import add_figures, mutations_of
+from eunomia.kinds.scenarios._points_out import (
+    credit_checks_cell,
+    tutor_agreement,
+    unmet_credit_checks,
+)
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.kinds.scenarios._summary import ScenarioSummary, against_baseline
 from eunomia.kinds.scenarios._terminal import scenario_row
@@ -30,6 +35,7 @@ from eunomia.report import html as page  # the report's rows, named as the page 
 from eunomia.report.html import (
     NONE_LABEL,
     CaseDiagram,
+    CasePointsCells,
     ConfusionMatrix,
     Consistency,
     ConsistencyCase,
@@ -145,6 +151,8 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
             by_case[o.case].append(o.score.score_percent)
     group.case_scores = {c: sum(v) / len(v) for c, v in by_case.items()}
     group.consistency = consistency(scenario, outcomes, repeats)
+    group.agreement = tutor_agreement(summary)
+    group.case_points = case_points(scenario, outcomes)
     facts: dict[str, list[CaseFacts]] = defaultdict(list)
     for o in outcomes:
         known = facts_of(scenario, o.score) if o.ok and o.score is not None else None
@@ -165,6 +173,23 @@ def _scenario_group(store: RunStore, scenario: Scenario, prices: PriceTable, tar
         if baseline.warning is not None:
             group.warnings.append(baseline.warning)
     return group
+
+
+def case_points(scenario: Scenario, outcomes: Iterable[CaseOutcome]
+                ) -> dict[tuple[str, int], CasePointsCells]:
+    """Each case's points awarded, its tutor's and its credit expectations met; none when
+    no case has any of them (the table of every case then has no points columns)."""
+    out: dict[tuple[str, int], CasePointsCells] = {}
+    for o in outcomes:
+        points = o.score.points if o.score is not None else None
+        case = scenario.case_named(o.case)
+        tutor = case.tutor.points if case is not None and case.tutor is not None else None
+        out[(o.case, o.repeat)] = CasePointsCells(
+            points.awarded if points is not None else None, tutor,
+            credit_checks_cell(points), tuple(unmet_credit_checks(scenario, points)))
+    if all(c.awarded is None and c.tutor is None and not c.credits for c in out.values()):
+        return {}
+    return out
 
 
 def confusion_matrices(scenario: Scenario,

@@ -44,7 +44,8 @@ class ScenarioKind(Kind[ScenarioSummary]):
     columns = SCENARIO_COLUMNS
     compare_score = SCORE
     detects = True
-    pass_rule = "a scenario case passes when it is fully correct"
+    pass_rule = ("a scenario case passes when it is fully correct and meets its credit "
+                 "expectations")
 
     def owns(self, path: Path) -> bool:
         """A scenario folder (it has ``manifest.yml``) or a folder with some."""

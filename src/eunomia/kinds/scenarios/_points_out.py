@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from eunomia.kinds.scenarios._summary import ScenarioSummary
+from eunomia.report import ExtraFigure
 from eunomia.scenarios import Scenario
-from eunomia.scoring import AgreementPair, CaseOutcome, TutorAgreement, agreement
+from eunomia.scoring import AgreementPair, CaseOutcome, CasePoints, TutorAgreement, agreement
+from eunomia.stats import TOO_FEW, Correlation, Interval, enough
 
 
 def _num(value: float | None) -> str:
@@ -133,3 +135,82 @@ def tutor_agreement(summaries: ScenarioSummary | Sequence[ScenarioSummary]
         unscored += [f"{summary.scenario.name}/{name}" for name in u] if len(many) > 1 else u
         graded += g
     return agreement(pairs, graded, unscored) if graded else None
+
+
+# --- per case, in the case tables (CSV, terminal, HTML) and the CI records --------------------
+def unmet_credit_checks(scenario: Scenario, points: CasePoints | None) -> list[str]:
+    """Each credit expectation a case did not meet, in words: ``instruction 1: expected
+    == 0, got 2`` (``no feedback item named it`` when none did)."""
+    if points is None:
+        return []
+    known = scenario.instructions
+    return [f"instruction {known[c.instruction].textual_id}: expected {c.expectation}, "
+            + ("no feedback item named it" if c.credits is None else f"got {c.credits:g}")
+            for c in points.checks if not c.met]
+
+
+def credit_checks_cell(points: CasePoints | None) -> str:
+    """``met/checked`` of one case, empty when it has no credit expectation."""
+    if points is None or not points.checks:
+        return ""
+    return f"{sum(c.met for c in points.checks)}/{len(points.checks)}"
+
+
+def case_points_cells(scenario: Scenario, outcome: CaseOutcome) -> list[str]:
+    """The case table's points columns (:data:`POINTS_COLUMNS`): points awarded, the tutor's
+    points, credit expectations met (``met/checked``) and the ones not met."""
+    s = outcome.score
+    points = s.points if s is not None else None
+    case = scenario.case_named(outcome.case)
+    tutor = case.tutor.points if case is not None and case.tutor is not None else None
+    awarded = points.awarded if points is not None else None
+    return [_num(awarded), _num(tutor), credit_checks_cell(points),
+            "; ".join(unmet_credit_checks(scenario, points))]
+
+
+POINTS_COLUMNS = ("Awarded Points", "Tutor Points", "Credit Expectations Met",
+                  "Credit Expectations Not Met")
+
+
+# --- the leaderboard: one target's agreement with the tutors, pooled over its scenarios ------
+def _short_correlation(c: Correlation) -> str:
+    if c.estimate is None:
+        why = "fewer than 3 cases" if c.n < 3 else "no spread"
+        return f"undefined ({why}) n={c.n}"
+    if not enough(c.n):
+        return f"{c.estimate:.2f} ({TOO_FEW}) n={c.n}"
+    if c.low is None or c.high is None:
+        return f"{c.estimate:.2f} n={c.n}"
+    return f"{c.estimate:.2f} [{c.low:.2f}, {c.high:.2f}] n={c.n}"
+
+
+def _short_mean(i: Interval | None) -> str:
+    if i is None:
+        return "-"
+    if i.too_few:
+        return f"{i.estimate:.1f} ({TOO_FEW}) n={i.n}"
+    return f"{i.estimate:.1f} [{i.low:.1f}, {i.high:.1f}] n={i.n}"
+
+
+def agreement_figures(summaries: Sequence[ScenarioSummary]) -> tuple[ExtraFigure, ...]:
+    """A target's leaderboard figures on agreement with the tutors, pooled over its
+    scenarios (each case once, in percent of its exercise's maximum): Pearson's r and the
+    mean absolute difference, each with its 95% bootstrap interval; none when no case of
+    them carries a tutor's grade."""
+    found = tutor_agreement(summaries)
+    if found is None:
+        return ()
+    r, rho = found.pearson, found.spearman
+    mad, bias = found.mad_percent, found.bias_percent
+    return (
+        ExtraFigure("Tutors: Pearson r (95% CI)", _short_correlation(r), (
+            ("tutor_cases", found.n), ("tutor_graded_cases", found.graded),
+            ("tutor_pearson", r.estimate), ("tutor_pearson_ci_low", r.low),
+            ("tutor_pearson_ci_high", r.high), ("tutor_spearman", rho.estimate),
+            ("tutor_spearman_ci_low", rho.low), ("tutor_spearman_ci_high", rho.high))),
+        ExtraFigure("Tutors: mean abs. diff. %", _short_mean(mad), (
+            ("tutor_mean_absolute_difference_percent", mad.estimate if mad else None),
+            ("tutor_mean_absolute_difference_percent_ci_low", mad.low if mad else None),
+            ("tutor_mean_absolute_difference_percent_ci_high", mad.high if mad else None),
+            ("tutor_bias_percent", bias.estimate if bias else None))),
+    )

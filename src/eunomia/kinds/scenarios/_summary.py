@@ -29,6 +29,7 @@ from eunomia.scoring import (
     CaseScore,
     CaseStatus,
     ChangeRow,
+    CreditCheck,
     LocalizationRow,
     attribution_note,
     score_case,
@@ -147,6 +148,9 @@ class ScenarioSummary:
     cases_with_credit_checks: int = 0
     cases_credit_checks_met: int = 0
     """Scored cases with credit expectations, all of them met."""
+    unmet_credit_checks: list[tuple[str, int, tuple[CreditCheck, ...]]] = field(
+        default_factory=list)
+    """(case, repeat, the checks not met) of each scored case that missed one."""
     credit_disagreements: int = 0
     """Feedback items naming an instruction with other credits than the instruction's."""
     cases_with_credit_disagreements: int = 0
@@ -224,7 +228,7 @@ class ScenarioSummary:
         self.unrecognized_ids += len(score.unrecognized)
         self.cases_with_unrecognized += bool(score.unrecognized)
         self.answers[tuple(sorted(score.returned))] += 1
-        self._add_points(outcome.case, score)
+        self._add_points(outcome.case, outcome.repeat, score)
         if not score.labelled:
             return  # nothing was expected: no correctness to count
         self.fully_correct += score.fully_correct
@@ -249,7 +253,7 @@ class ScenarioSummary:
             self.criteria[cid].cases += 1
             self.criteria[cid].missed += missed
 
-    def _add_points(self, case: str, score: CaseScore) -> None:
+    def _add_points(self, case: str, repeat: int, score: CaseScore) -> None:
         self.returned_points.append(score.returned_score)
         points = score.points
         if points is None:
@@ -264,6 +268,9 @@ class ScenarioSummary:
             self.credit_checks_met += met
             self.cases_with_credit_checks += 1
             self.cases_credit_checks_met += met == len(points.checks)
+            if met < len(points.checks):
+                self.unmet_credit_checks.append(
+                    (case, repeat, tuple(c for c in points.checks if not c.met)))
         self.credit_disagreements += len(points.disagreements)
         self.cases_with_credit_disagreements += bool(points.disagreements)
     def _add_metered(self, outcome: CaseOutcome) -> None:

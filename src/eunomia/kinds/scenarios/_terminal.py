@@ -10,7 +10,9 @@ from rich.table import Table
 
 from eunomia.kinds.scenarios._figures import rate_text
 from eunomia.kinds.scenarios._files import summary_rows
+from eunomia.kinds.scenarios._points_out import agreement_figures
 from eunomia.kinds.scenarios._summary import ScenarioSummary, score_interval
+from eunomia.kinds.scenarios._terminal_points import print_case_points
 from eunomia.report import LeaderboardRow, rank
 from eunomia.scoring import ConsistencySummary
 
@@ -34,6 +36,7 @@ def print_scenario_summary(console: Console, summary: ScenarioSummary, folder: s
                      else f"unknown ({summary.cost_unknown} case(s))")
         metrics.add_row(name, value or "-", style=style)
     console.print(metrics)
+    print_case_points(console, summary)  # credits missed, graded cases furthest from tutors
 
     if not sc.labelled:  # nothing expected: no miss to show
         _print_failures(console, summary)
@@ -179,6 +182,7 @@ def scenario_row(target: str, summaries: Sequence[ScenarioSummary],
         mean_latency_s=(sum(s.request_time_sum for s in summaries) / timed
                         if timed else None),
         consistency=sum(known_kappas) / len(known_kappas) if known_kappas else None,
+        extras=agreement_figures(summaries),  # agreement with the tutors, pooled
     )
 
 

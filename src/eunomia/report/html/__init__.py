@@ -13,8 +13,10 @@ filling in its own groups; ``_render.py`` turns it into HTML.
 from eunomia.report._kind import ReportKind
 from eunomia.report.html._agreement import (
     AgreementPoint,
+    AgreementRow,
     AgreementSeries,
     agreement_chart,
+    agreement_rows,
     agreement_series,
 )
 from eunomia.report.html._costs import CostBook
@@ -30,6 +32,7 @@ from eunomia.report.html._model import (
     NONE_LABEL,
     CaseDiagram,
     CaseLine,
+    CasePointsCells,
     ConfusionMatrix,
     Consistency,
     ConsistencyCase,
@@ -62,9 +65,11 @@ __all__ = [
     "CSP",
     "NONE_LABEL",
     "AgreementPoint",
+    "AgreementRow",
     "AgreementSeries",
     "CaseDiagram",
     "CaseLine",
+    "CasePointsCells",
     "ConfusionMatrix",
     "Consistency",
     "ConsistencyCase",
@@ -87,6 +92,7 @@ __all__ = [
     "Series",
     "WorstCase",
     "agreement_chart",
+    "agreement_rows",
     "agreement_series",
     "build_run_report",
     "generic_group",

@@ -17,6 +17,7 @@ from eunomia.report.html import _mpl
 from eunomia.report.html._charts import TONES, short
 from eunomia.report.html._plots import PALETTE
 from eunomia.scoring import TutorAgreement
+from eunomia.stats import TOO_FEW, Correlation, Interval, enough, too_few_text
 
 _TOOLTIPS_MAX = 400
 """Above this many cases, one tooltip per series instead of one per case."""
@@ -47,6 +48,8 @@ def agreement_series(name: str, found: TutorAgreement) -> AgreementSeries:
     r = found.pearson
     if r.estimate is None:
         summary = f"Pearson r undefined, n={found.n}"
+    elif not enough(r.n):
+        summary = f"Pearson r {r.estimate:.2f} ({TOO_FEW}), n={found.n}"
     elif r.low is None or r.high is None:
         summary = f"Pearson r {r.estimate:.2f}, n={found.n}"
     else:
@@ -104,3 +107,59 @@ def agreement_chart(series: Sequence[AgreementSeries], *, title: str,
         ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.09), fontsize=9)
         _mpl.place(fig, left=60, right=16, top=10, bottom=50 + 18 * legend)
         return _mpl.svg_of(fig, label=title, css="agreement", marks=marks)
+
+
+# --- the report's section: the figures beside the chart ------------------------------------
+@dataclass(frozen=True, slots=True)
+class AgreementRow:
+    """One figure of the agreement section: its estimate and how far it can be trusted."""
+
+    measure: str
+    estimate: str
+    interval: str
+    """The 95% interval(s), or why there is none; below the minimum of cases it starts with
+    "too few cases to tell" (the wide intervals follow, to say how little is known)."""
+    too_few: bool = False
+
+
+def _correlation_row(name: str, c: Correlation) -> AgreementRow:
+    if c.estimate is None:
+        why = "fewer than 3 cases" if c.n < 3 else "one side has no spread"
+        return AgreementRow(name, "–", f"undefined: {why} (n={c.n})", not enough(c.n))
+    bounds = []
+    if c.low is not None and c.high is not None:
+        bounds.append(f"[{c.low:.2f}, {c.high:.2f}] bootstrap")
+    if c.fisher_low is not None and c.fisher_high is not None:
+        bounds.append(f"[{c.fisher_low:.2f}, {c.fisher_high:.2f}] Fisher z")
+    text = ", ".join(bounds) or "no interval"
+    if not enough(c.n):
+        text = f"{too_few_text(c.n)}; {text}"
+    return AgreementRow(name, f"{c.estimate:.3f}", f"{text} (n={c.n})", not enough(c.n))
+
+
+def _mean_row(name: str, i: Interval | None, unit: str, signed: bool = False) -> AgreementRow:
+    if i is None:
+        return AgreementRow(name, "–", "no interval below 2 cases", True)
+    fmt = "{:+.2f}" if signed else "{:.2f}"
+    text = f"[{fmt.format(i.low)}, {fmt.format(i.high)}]{unit} bootstrap"
+    if i.too_few:
+        text = f"{too_few_text(i.n)}; {text}"
+    return AgreementRow(name, fmt.format(i.estimate) + unit, f"{text} (n={i.n})", i.too_few)
+
+
+def agreement_rows(found: TutorAgreement) -> list[AgreementRow]:
+    """The section's table: both correlations, the mean absolute difference and the bias,
+    each with its interval; "too few cases to tell" below ``MIN_CASES_FOR_INTERVAL``."""
+    return [
+        _correlation_row("Pearson r", found.pearson),
+        _correlation_row("Spearman rho", found.spearman),
+        _mean_row("Mean absolute difference (points)", found.mad_points, ""),
+        _mean_row("Mean absolute difference (% of max points)", found.mad_percent, "%"),
+        _mean_row("Bias, system − tutor (points)", found.bias_points, "", True),
+        _mean_row("Bias, system − tutor (% of max points)", found.bias_percent, "%", True),
+    ]
+
+
+def group_agreement_chart(target: str, found: TutorAgreement, title: str) -> Markup:
+    """The scatter plot of one group (one scenario on one target)."""
+    return agreement_chart([agreement_series(target, found)], title=title)

@@ -56,6 +56,8 @@ def build_run_report(store: RunStore, run: RunInfo, kind: ReportKind, *,
                       for target in targets_of(run, suite_rows)]
         report.groups += groups
     report.model_costs = costs.result()
+    report.case_points = {(g.suite, g.target, case, repeat): cells for g in report.groups
+                          for (case, repeat), cells in g.case_points.items()}
     report.warnings = [f"{g.key}: {w}" for g in report.groups for w in g.warnings]
     if len(run.targets) > 1:
         report.leaderboard = kind.report_leaderboard(store, run, report.groups, report.notes)

@@ -11,6 +11,7 @@ from typing import Any
 
 from eunomia.apollon import ApollonDiagram
 from eunomia.report._leaderboard import Columns, LeaderboardRow
+from eunomia.scoring import TutorAgreement
 from eunomia.stats import quantile
 
 NONE_LABEL = "(none)"
@@ -83,6 +84,24 @@ class CaseLine:
     cached: bool
     error: str | None
     output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CasePointsCells:
+    """A scenario case's points, for the columns of the table of every case."""
+
+    awarded: float | None
+    """Points the system awarded (its feedback's credits, as Artemis totals them)."""
+    tutor: float | None
+    """The tutor's points, when the case carries a tutor's grade."""
+    credits: str = ""
+    """Credit expectations met, ``met/checked``; empty without any."""
+    unmet: tuple[str, ...] = ()
+    """The credit expectations not met, in words."""
+
+
+CaseKey = tuple[str, str, str, int]
+"""(suite, target, case, repeat) of a stored case."""
 
 
 # --- structured-grading sections -------------------------------------------------------------
@@ -297,6 +316,10 @@ class GroupReport:
     tables: list[SectionTable] = field(default_factory=list)
     """More tables of the kind's (scenarios: detection by element type, localization,
     the generated cases and their mutations), shown after the instructions."""
+    agreement: TutorAgreement | None = None
+    """The awarded points against the tutors' grades (a scenario whose cases carry them)."""
+    case_points: dict[tuple[str, int], CasePointsCells] = field(default_factory=dict)
+    """(case, repeat) -> its points (scenario groups), for the table of every case."""
 
     @property
     def key(self) -> str:
@@ -336,6 +359,9 @@ class RunReport:
     status_hint: str = ""
     """Beside the status: how to continue an interrupted run, which process runs a live one
     (:func:`eunomia.store.status_hint`)."""
+    case_points: dict[CaseKey, CasePointsCells] = field(default_factory=dict)
+    """Every group's :attr:`GroupReport.case_points`: the points columns of the case table
+    (shown when some case has them)."""
 
     @property
     def structured(self) -> bool:

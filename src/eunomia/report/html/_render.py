@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 from eunomia import __version__
 from eunomia.compare import Comparison, MetricDelta
 from eunomia.files import write_text_atomic
+from eunomia.report._leaderboard import extra_columns, extra_text
+from eunomia.report.html._agreement import agreement_rows, group_agreement_chart
 from eunomia.report.html._charts import Bar, hbar_chart, heat_table, histogram, paired_hbar_chart
 from eunomia.report.html._data import list_run_listings
 from eunomia.report.html._diagrams import ExampleFigure, example_figure, figures
@@ -121,7 +123,9 @@ def _environment() -> jinja2.Environment:
     env.filters.update(pct=fmt_pct, score=fmt_score, num=fmt_num, cost=fmt_cost,
                        seconds=fmt_seconds, metric=fmt_metric, unit=fmt_unit, delta=fmt_delta,
                        pvalue=fmt_p)
-    env.globals.update(csp=CSP, version=__version__, figures=figures)
+    env.globals.update(csp=CSP, version=__version__, figures=figures,
+                       agreement_rows=agreement_rows, extra_columns=extra_columns,
+                       extra_text=extra_text)
     return env
 
 
@@ -143,6 +147,8 @@ class GroupCharts:
     confusion: list[Markup] = field(default_factory=list)
     example: ExampleFigure | None = None
     """The example solution, drawn once and shown beside every drawn case."""
+    agreement: Markup | None = None
+    """The system's points against the tutors' (cases with a tutor's grade)."""
 
 
 @dataclass(slots=True)
@@ -179,6 +185,9 @@ def group_charts(group: GroupReport, ident: str, *, latency: bool = True) -> Gro
     if latency and group.latency.values:
         charts.latency = histogram(group.latency.values,
                                    title=f"Latency distribution: {group.key}")
+    if group.agreement is not None and group.agreement.pairs:
+        charts.agreement = group_agreement_chart(
+            group.target, group.agreement, f"Points against the tutors': {group.key}")
     drawn = group.worst or any(f.drawing is not None for f in group.failures)
     if group.example is not None and drawn:
         charts.example = example_figure(group.example, f"eu-example-{ident}")
