@@ -185,11 +185,16 @@ class OverallDelta:
     latency_mean: MetricDelta
     latency_p50: MetricDelta
     latency_p95: MetricDelta
+    unscored: MetricDelta | None = None
+    """Cases (repeats) answered that nothing could score, when a side has any: apart from
+    :attr:`failures` (failed or invalid)."""
 
     def metrics(self) -> tuple[MetricDelta, ...]:
-        """Every metric, in display order (detection and full correctness only for scenarios)."""
-        rows = [self.score, self.detection, self.fully_correct, self.failures, self.cost_total,
-                self.cost_mean, self.latency_mean, self.latency_p50, self.latency_p95]
+        """Every metric, in display order (detection and full correctness only for scenarios;
+        unscored cases only when a side has some)."""
+        rows = [self.score, self.detection, self.fully_correct, self.failures, self.unscored,
+                self.cost_total, self.cost_mean, self.latency_mean, self.latency_p50,
+                self.latency_p95]
         return tuple(m for m in rows if m is not None)
 
 

@@ -7,9 +7,9 @@ are rebuilt from it.
 from __future__ import annotations
 
 from statistics import fmean
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from eunomia.judge._schema import Verdict
 
@@ -34,6 +34,17 @@ class CallRecord(BaseModel):
     cached: bool = False
     attempt_log: tuple[str, ...] = ()
     """Each attempt's outcome when there was more than one (``("HTTP 503", "ok")``)."""
+    reported_cost: float | None = None
+    """What the system itself says this call cost (``ChatResult.reported_cost``); None when
+    it says nothing."""
+
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Left out when unset: a stored case without it is the same JSON as before.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("reported_cost", 0) is None:
+            del data["reported_cost"]
+        return data
 
 
 class CheckResult(BaseModel):
@@ -110,6 +121,21 @@ class CaseResult(BaseModel):
         if self.error is not None:
             return "failed"
         return "scored" if self.score is not None else "unscored"
+
+    def unscored_reason(self, judged: bool) -> str | None:
+        """Why an unscored case has no score, in words (None when it is not unscored):
+        the reason of each verdict that could not be used (a judge's unusable answer, a
+        baseline that cannot answer the case), or that nothing scores it: no check, and no
+        judge (``--judge none``; ``judged``: the run has a judge)."""
+        if self.status != "unscored":
+            return None
+        unusable = [v.feedback or v.raw or "no usable verdict" for v in self.all_verdicts()
+                    if v.status == "unscored"]
+        if unusable:
+            return "; ".join(dict.fromkeys(unusable))
+        if not judged:
+            return "no checks and --judge none: nothing scores this case"
+        return "no verdict: the judge was not asked"
 
     @property
     def feedback(self) -> str:

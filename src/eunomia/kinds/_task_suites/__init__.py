@@ -28,9 +28,11 @@ from eunomia.kinds._task_suites._calls import (
     chat_attempt,
 )
 from eunomia.kinds._task_suites._cases import (
+    call_cost,
     calls_cost,
     calls_latency,
     invalid_cases,
+    reported_costs,
     selected_entries,
     token_counts,
 )
@@ -80,6 +82,7 @@ __all__ = [
     "answers",
     "baseline_note",
     "baseline_of",
+    "call_cost",
     "call_record",
     "calls_cost",
     "calls_latency",
@@ -91,6 +94,7 @@ __all__ = [
     "model_caller",
     "padded",
     "price_table",
+    "reported_costs",
     "row_name",
     "selected",
     "selected_answers",

@@ -3,13 +3,14 @@ check's verdict and a candidate's run-level warnings."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import ValidationError
 
 from eunomia.errors import EunomiaError
 from eunomia.kinds.judge_check import StoredCheck, stored_check
-from eunomia.kinds.tasks._files import baseline_spec, stored_summary
+from eunomia.kinds.tasks._files import baseline_spec
+from eunomia.kinds.tasks._summary import TasksSummary
 from eunomia.kinds.tasks._tables import PROB_LABEL, prob_text
 from eunomia.kinds.tasks._warnings import run_warnings
 from eunomia.report.html import CostBook, GroupReport, Metric, generic_group, targets_of
@@ -17,12 +18,13 @@ from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
 
 def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequence[CaseRow],
-                  costs: CostBook, notes: list[str]) -> list[GroupReport]:
+                  costs: CostBook, notes: list[str],
+                  summary_of: Callable[[str], TasksSummary]) -> list[GroupReport]:
     """The generic groups (status, score, cost and latency of every case); a candidate's
     run-level warnings go on its group of the run's first suite; with ``eval
     --judge-check``, the judge's verdict on the suite beside its scores."""
     groups = [generic_group(suite.name, t, run.kind, [r for r in rows if r.target == t],
-                            costs) for t in targets_of(run, rows)]
+                            costs, book=False) for t in targets_of(run, rows)]
     suites = store.suites(run)
     check = stored_check(run)
     if check is not None:
@@ -36,9 +38,9 @@ def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequenc
                          f"(eunomia report {check.run})")
         for g in groups:
             try:
-                summary = stored_summary(store, run, g.target,
-                                         g.target if len(run.targets) > 1 else None)
+                summary = summary_of(g.target)
                 g.warnings += run_warnings(summary, baseline_spec(run, g.target))
+                book_models(summary, costs)
                 weighted = prob_text(summary)
                 if weighted is not None:  # over the whole run, shown with its first suite
                     g.metrics.append(Metric(f"{PROB_LABEL}, whole run", None, "text",
@@ -46,6 +48,18 @@ def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequenc
             except (EunomiaError, KeyError, TypeError, ValueError, ValidationError):
                 notes.append("the stored suites cannot be read; no warnings checked")
     return groups
+
+
+JUDGE = " (judge)"
+"""After a judge model's name in the cost per model: its calls are not a candidate's."""
+
+
+def book_models(summary: TasksSummary, costs: CostBook) -> None:
+    """A candidate's calls under its model, the judge's under the judge's (named so): a
+    trivial baseline makes no call, so it is booked none of its judge's."""
+    for use in summary.models:
+        costs.add(use.model + (JUDGE if use.role == "judge" else ""), use.calls,
+                  use.input_tokens, use.output_tokens, use.cost, role=use.role)
 
 
 def _add_verdict(check: StoredCheck, suite: str, groups: Sequence[GroupReport]) -> None:

@@ -35,7 +35,7 @@ from eunomia.kinds.tasks._summary_rows import (
     SpeedRow,
     SpeedRows,
 )
-from eunomia.pricing import PriceTable, TokenCount
+from eunomia.pricing import PriceTable, TokenCount, cost_disagrees
 from eunomia.stats import (
     Interval,
     LinearFit,
@@ -73,6 +73,20 @@ class GroupStat:
     weighted: Interval | None
     checks_passed: int
     checks_total: int
+
+
+@dataclass(frozen=True, slots=True)
+class ModelUse:
+    """The calls of one model in one role (``candidate`` or ``judge``) over a run."""
+
+    role: str
+    model: str
+    calls: int
+    """Calls made or answered from the cache (a trivial baseline's answers are none)."""
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+    """At the model's price, else as its system reported it; None when neither is known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +133,17 @@ class TasksSummary:
     cost: float | None = None
     candidate_cost: float | None = None
     """The candidate's calls only (the judge's left out): what the model under test cost."""
+    reported_cost: float | None = None
+    """What the candidate's system itself says its calls cost (an ``http:`` model's ``cost``
+    path), summed over the calls that say it; None when none does."""
+    reported_cost_computed: float | None = None
+    """Eunomia's own figure for those same calls (tokens × price); None without a price."""
+    models: list[ModelUse] = field(default_factory=list)
+    """Calls, tokens and cost per model and role: the candidate's apart from the judge's."""
+    reported_calls: int = 0
+    cost_disagreements: int = 0
+    """Calls whose reported cost differs from Eunomia's by more than 1 %
+    (:func:`eunomia.pricing.cost_disagrees`)."""
     unknown_models: list[str] = field(default_factory=list)
     latency_mean_s: float | None = None
     latency_p95_s: float | None = None
@@ -147,6 +172,14 @@ class TasksSummary:
     """Scored cases with a probability-weighted score."""
     prob_missing: int = 0
     """Scored cases without one (the judge's provider gave no log-probabilities)."""
+    @property
+    def judge_cost(self) -> float | None:
+        """The judge's calls' cost: the whole cost less the candidate's (None when either
+        is unknown)."""
+        if self.cost is None or self.candidate_cost is None:
+            return None
+        return max(0.0, self.cost - self.candidate_cost)
+
     power: Power | None = None
     """What a future comparison of these cases could detect: the minimum detectable change
     of the mean judge score at 80% power, planned from the spread of the case scores
@@ -234,6 +267,8 @@ class SummaryBuilder:
         self._tokens = [0, 0, 0, 0]
         self._calls: dict[str, list[int]] = {}
         self._candidate_calls: dict[str, list[int]] = {}
+        self._reported = _Reported()
+        self._uses: dict[tuple[str, str], list[int]] = {}
         self._latencies = array("d")
         self._speed = SpeedRows()
         self.out.speed = self._speed
@@ -334,7 +369,12 @@ class SummaryBuilder:
             self._unit_sizes.append(len(unit))
             self._units.extend(_NAN if v is None else float(v) for v in unit)
         tokens = self._tokens
-        for role, model, i, o, k in f.calls:
+        for role, model, i, o, k, reported, made in f.calls:
+            use = self._uses.setdefault((role, model), [0, 0, 0, 0])
+            use[0] += made
+            use[1] += i
+            use[2] += o
+            use[3] += k
             if role == "candidate":
                 tokens[0] += i
                 tokens[1] += o
@@ -345,6 +385,8 @@ class SummaryBuilder:
                 _count_tokens(self._calls, model, i, o, k)
                 if role == "candidate":
                     _count_tokens(self._candidate_calls, model, i, o, k)
+                self._reported.add(self._prices, role, model, TokenCount(model, i, o, k),
+                                   reported)
         if f.latency is not None:
             self._latencies.append(f.latency)
         if f.speed is not None:
@@ -403,11 +445,17 @@ class SummaryBuilder:
         ci, co, ji, jo = self._tokens
         out.candidate_tokens, out.judge_tokens = (ci, co), (ji, jo)
         if self._prices is not None:
-            cost = self._prices.summarize(_counts(self._calls))
-            out.cost = cost.total_cost
-            out.candidate_cost = self._prices.summarize(
-                _counts(self._candidate_calls)).total_cost
-            out.unknown_models = sorted(set(cost.unknown_models))
+            rep = self._reported
+            out.cost, unknown = rep.total(self._prices, self._calls)
+            out.candidate_cost = rep.total(self._prices, self._candidate_calls, "candidate")[0]
+            out.unknown_models = sorted(set(unknown))
+            out.models = [ModelUse(role, model, calls, i, o,
+                                   rep.total(self._prices, {model: [i, o, k]}, role)[0])
+                          for (role, model), (calls, i, o, k) in self._uses.items()]
+            if rep.calls:
+                out.reported_cost, out.reported_calls = rep.theirs, rep.calls
+                out.reported_cost_computed = None if rep.unpriced else rep.ours
+                out.cost_disagreements = rep.disagreements
         latencies = self._latencies
         out.latency_mean_s = fmean(latencies) if latencies else None
         out.latency_p95_s = quantile(latencies, 0.95)
@@ -416,6 +464,61 @@ class SummaryBuilder:
             out.speed_fit = linear_fit([x for x, _ in points], [y for _, y in points],
                                        defaults.CONFIDENCE)
         return out
+
+
+class _Reported:
+    """The costs systems report of their own calls: per model, their sum and how many
+    calls reported one (a model without a price costs its reported figure when every one of
+    its calls reported one); over the candidate's calls, the reported total beside
+    Eunomia's figure for the same calls, and how many calls disagree."""
+
+    __slots__ = ("by_model", "calls", "disagreements", "ours", "theirs", "unpriced")
+
+    def __init__(self) -> None:
+        self.by_model: dict[tuple[str, str], list[float]] = {}
+        """(role, model) -> reported sum, calls that reported, calls."""
+        self.calls = self.disagreements = 0
+        self.theirs = self.ours = 0.0
+        self.unpriced = False
+
+    def add(self, prices: PriceTable, role: str, model: str, count: TokenCount,
+            reported: float | None) -> None:
+        mine = self.by_model.setdefault((role, model), [0.0, 0.0, 0.0])
+        mine[2] += 1
+        if reported is None:
+            return
+        mine[0] += reported
+        mine[1] += 1
+        if role != "candidate":
+            return
+        ours = prices.summarize([count]).total_cost
+        self.calls += 1
+        self.theirs += reported
+        if ours is None:
+            self.unpriced = True
+        else:
+            self.ours += ours
+            self.disagreements += bool(cost_disagrees(reported, ours))
+
+    def total(self, prices: PriceTable, acc: dict[str, list[int]], *roles: str
+              ) -> tuple[float | None, list[str]]:
+        """The cost of the calls counted in ``acc`` (of ``roles``; every role when none
+        named): each model at its price, else at what its system reported for every one of
+        its calls; and the models with neither."""
+        summary = prices.summarize(_counts(acc))
+        if not summary.unknown_models:
+            return summary.total_cost, []
+        total, unknown = 0.0, []
+        for line in summary.details:
+            told = [v for (role, model), v in self.by_model.items()
+                    if model == line.llm and (not roles or role in roles)]
+            if line.known:
+                total += line.total or 0.0
+            elif told and all(v[1] == v[2] for v in told):
+                total += sum(v[0] for v in told)
+            else:
+                unknown.append(line.llm)
+        return (None if unknown else total), unknown
 
 
 def _count_tokens(acc: dict[str, list[int]], model: str, i: int, o: int, k: int) -> None:

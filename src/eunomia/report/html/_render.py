@@ -288,6 +288,8 @@ def simple_deltas(a: RunReport, b: RunReport) -> list[MetricDelta]:
     return [
         md("score", a.score_label, a.mean_score, b.mean_score, "score", True),
         md("failures", "Failed cases", a.failed, b.failed, "count", False),
+        *([md("unscored", "Unscored cases", a.unscored, b.unscored, "count", None)]
+          if a.unscored or b.unscored else []),
         md("cost", "Total cost", a.cost, b.cost, "$", False),
         md("latency", "Mean latency", a.latency.mean, b.latency.mean, "s", False),
         md("latency_p90", "Latency p90", a.latency.p90, b.latency.p90, "s", False),
