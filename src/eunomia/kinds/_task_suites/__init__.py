@@ -32,7 +32,6 @@ from eunomia.kinds._task_suites._cases import (
     calls_cost,
     calls_latency,
     invalid_cases,
-    reported_costs,
     selected_entries,
     token_counts,
 )
@@ -94,7 +93,6 @@ __all__ = [
     "model_caller",
     "padded",
     "price_table",
-    "reported_costs",
     "row_name",
     "selected",
     "selected_answers",

@@ -60,16 +60,6 @@ def call_cost(call: CallRecord, prices: PriceTable) -> float | None:
     return ours if ours is not None else call.reported_cost
 
 
-def reported_costs(calls: Sequence[CallRecord], prices: PriceTable
-                   ) -> tuple[float, float | None] | None:
-    """The system's own cost of the calls that report one, and Eunomia's figure for those
-    same calls (None when one of them has no price); None when no call reports a cost."""
-    told = [c for c in calls if c.reported_cost is not None]
-    if not told:
-        return None
-    ours = prices.summarize(token_counts(told)).total_cost
-    return sum(c.reported_cost or 0.0 for c in told), ours
-
 
 def calls_latency(calls: Sequence[CallRecord]) -> float | None:
     """The time of the calls made (answers from the cache took none)."""
