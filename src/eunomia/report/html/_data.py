@@ -129,7 +129,7 @@ def generic_group(suite: str, target: str, kind: str, rows: Sequence[CaseRow],
         Metric("Failed cases", group.failed, "int"),
         *([Metric("Invalid cases", invalid, "int")] if invalid else []),
         *([Metric("Unscored cases", group.unscored, "int")] if group.unscored else []),
-        Metric("Mean score", group.mean_score, "num"),
+        Metric("Mean score", group.mean_score, "score2"),
         Metric("Total cost", group.cost, "cost"),
         Metric("Mean latency", group.latency.mean, "seconds"),
     ]

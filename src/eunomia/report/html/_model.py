@@ -23,7 +23,8 @@ class Metric:
     label: str
     value: float | int | None
     kind: str = "num"
-    """How to format it: num, int, pct (0..1), score (0..100), cost, seconds, text."""
+    """How to format it: num, int, pct (0..1), score (0..100), score2 (two decimals, as the
+    tables show a 0-5 score), cost, seconds, text."""
     text: str = ""
 
 

@@ -162,7 +162,8 @@ def front_chart(points: Sequence[FrontPoint], *, title: str, x_label: str, y_lab
             if p.low is not None and p.high is not None:
                 ax.errorbar([p.cost], [p.score], yerr=[[max(0.0, p.score - p.low)],
                                                        [max(0.0, p.high - p.score)]],
-                            fmt="none", ecolor=colour, elinewidth=1, capsize=3, alpha=0.7)
+                            fmt="none", ecolor=colour, elinewidth=1, capsize=3, alpha=0.7,
+                            clip_on=False)
             dot = ax.scatter([p.cost], [p.score], s=48 if p.front else 34, color=colour,
                              zorder=3, marker="*" if p.front else "o", clip_on=False)
             interval = (f" [{num(p.low)}, {num(p.high)}]"

@@ -75,6 +75,7 @@ def fmt_metric(m: Metric) -> str:
         return m.text
     formatted = {
         "int": lambda v: fmt_num(v, 0), "pct": fmt_pct, "score": fmt_score,
+        "score2": lambda v: "–" if v is None else f"{v:.2f}",
         "cost": fmt_cost, "seconds": fmt_seconds,
     }.get(m.kind, fmt_num)(m.value)
     return f"{formatted} ({m.text})" if m.text and m.value is not None else formatted
