@@ -7,9 +7,9 @@ are rebuilt from it.
 from __future__ import annotations
 
 from statistics import fmean
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from eunomia.judge._schema import Verdict
 
@@ -34,17 +34,9 @@ class CallRecord(BaseModel):
     cached: bool = False
     attempt_log: tuple[str, ...] = ()
     """Each attempt's outcome when there was more than one (``("HTTP 503", "ok")``)."""
-    reported_cost: float | None = None
+    reported_cost: float | None = Field(default=None, exclude_if=lambda v: v is None)
     """What the system itself says this call cost (``ChatResult.reported_cost``); None when
     it says nothing."""
-
-    @model_serializer(mode="wrap")
-    def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # Left out when unset: a stored case without it is the same JSON as before.
-        data = handler(self)
-        if isinstance(data, dict) and data.get("reported_cost", 0) is None:
-            del data["reported_cost"]
-        return data
 
 
 class CheckResult(BaseModel):
