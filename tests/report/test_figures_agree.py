@@ -211,6 +211,8 @@ def test_score_and_interval_agree(runs: Runs, viewer: str) -> None:
     runs_out = run_cli("runs", cwd=runs.folder, env=WIDE).stdout
     line = next(x for x in runs_out.splitlines() if x.startswith("│ unscored"))
     assert [c.strip() for c in line.strip("│").split("│")][8] == estimate
+    listed = next(r for r in _table_after(_get(viewer + "/"), "All runs") if r[0] == "unscored")
+    assert listed[9] == estimate  # Name, Date, Kind, Suites, Targets, Status, Cases, ..., Score
 
 
 # --- point 2: the cost the system reports -----------------------------------------------------

@@ -332,11 +332,13 @@ def render_comparison_page(a: RunReport, b: RunReport, comparison: Comparison | 
     )
 
 
-def render_run_list(store: RunStore) -> str:
-    """The viewer's front page: every run of the store, and a form to compare two."""
+def render_run_list(store: RunStore, score_digits: Callable[[str], int] = lambda kind: 1
+                    ) -> str:
+    """The viewer's front page: every run of the store, and a form to compare two;
+    ``score_digits``: the decimals of a run kind's score (as its report shows it)."""
     runs = list_run_listings(store)
     return environment().get_template("runs.html.j2").render(
-        runs=runs, store_path=str(store.path), links=True, index=True)
+        runs=runs, store_path=str(store.path), links=True, index=True, digits=score_digits)
 
 
 def render_error(status: int, message: str) -> str:
