@@ -23,8 +23,12 @@ def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequenc
     """The generic groups (status, score, cost and latency of every case); a candidate's
     run-level warnings go on its group of the run's first suite; with ``eval
     --judge-check``, the judge's verdict on the suite beside its scores."""
+    targets = targets_of(run, rows)
+    readable = {t: _summary(summary_of, t) for t in targets}
+    # the calls of each model and role from the candidate's summary (its whole run, booked
+    # with the first suite); without one, each case's calls under its target
     groups = [generic_group(suite.name, t, run.kind, [r for r in rows if r.target == t],
-                            costs, book=False) for t in targets_of(run, rows)]
+                            costs, book=readable[t] is None) for t in targets]
     suites = store.suites(run)
     check = stored_check(run)
     if check is not None:
@@ -37,17 +41,24 @@ def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequenc
             notes.append(f"judge check stored as run {check.run} "
                          f"(eunomia report {check.run})")
         for g in groups:
-            try:
-                summary = summary_of(g.target)
-                g.warnings += run_warnings(summary, baseline_spec(run, g.target))
-                book_models(summary, costs)
-                weighted = prob_text(summary)
-                if weighted is not None:  # over the whole run, shown with its first suite
-                    g.metrics.append(Metric(f"{PROB_LABEL}, whole run", None, "text",
-                                            weighted))
-            except (EunomiaError, KeyError, TypeError, ValueError, ValidationError):
+            summary = readable[g.target]
+            if summary is None:
                 notes.append("the stored suites cannot be read; no warnings checked")
+                continue
+            g.warnings += run_warnings(summary, baseline_spec(run, g.target))
+            book_models(summary, costs)
+            weighted = prob_text(summary)
+            if weighted is not None:  # over the whole run, shown with its first suite
+                g.metrics.append(Metric(f"{PROB_LABEL}, whole run", None, "text", weighted))
     return groups
+
+
+def _summary(summary_of: Callable[[str], TasksSummary], target: str) -> TasksSummary | None:
+    """The candidate's summary, or None when its stored suites cannot be read."""
+    try:
+        return summary_of(target)
+    except (EunomiaError, KeyError, TypeError, ValueError, ValidationError):
+        return None
 
 
 JUDGE = " (judge)"
