@@ -195,6 +195,7 @@ def test_unscored_in_compare_and_exports(runs: Runs) -> None:
     skipped = [r for r in records if r["status"] == "unscored"]
     assert len(skipped) == 3 and all(r["outcome"] == "skipped" for r in skipped)
     assert all(UNSCORED_REASON in r["reason"] for r in skipped)
+    assert all(r["error"] is None for r in skipped)  # not an error: why is in the reason
     assert not any(r["outcome"] == "error" for r in records)
 
 
