@@ -281,3 +281,9 @@ def test_judge_calls_are_not_the_candidates(runs: Runs, viewer: str) -> None:
             _interval(empty["Mean score (0-5) [95% CI]"])
         assert _interval(scores["Judge score 0-5 (95% CI) · http:support-bot-priced"]) == \
             _interval(bot["Mean score (0-5) [95% CI]"])
+    # the lists of runs give no one score for two models
+    line = next(x for x in run_cli("runs", cwd=runs.folder, env=WIDE).stdout.splitlines()
+                if x.startswith("│ judged"))
+    assert "per target" in line
+    listed = next(r for r in _table_after(_get(viewer + "/"), "All runs") if r[0] == "judged")
+    assert listed[9] == "per target"

@@ -56,7 +56,8 @@ def runs(
                 escape(status_text(run, kind_named(run.kind).command)), str(totals.cases),
                 str(totals.failed) + (f" +{totals.invalid} invalid" if totals.invalid else ""),
                 str(totals.unscored),
-                "-" if totals.mean_score is None
+                "per target (report)" if len(run.targets) > 1 else "-"
+                if totals.mean_score is None
                 else f"{totals.mean_score:.{kind_named(run.kind).columns.score_digits}f}",
                 "-" if totals.cost is None else f"{totals.cost:.4f}",
                 "-" if totals.duration_s is None else f"{totals.duration_s:.1f} s",
