@@ -28,6 +28,7 @@ import numpy as np
 
 from eunomia import defaults
 from eunomia.judge import SCORES
+from eunomia.kinds.tasks._costs import ModelUse, Reported
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures
 from eunomia.kinds.tasks._summary_rows import (
     RepeatConsistency,
@@ -35,7 +36,7 @@ from eunomia.kinds.tasks._summary_rows import (
     SpeedRow,
     SpeedRows,
 )
-from eunomia.pricing import PriceTable, TokenCount, cost_disagrees
+from eunomia.pricing import PriceTable, TokenCount
 from eunomia.stats import (
     Interval,
     LinearFit,
@@ -73,20 +74,6 @@ class GroupStat:
     weighted: Interval | None
     checks_passed: int
     checks_total: int
-
-
-@dataclass(frozen=True, slots=True)
-class ModelUse:
-    """The calls of one model in one role (``candidate`` or ``judge``) over a run."""
-
-    role: str
-    model: str
-    calls: int
-    """Calls made or answered from the cache (a trivial baseline's answers are none)."""
-    input_tokens: int
-    output_tokens: int
-    cost: float | None
-    """At the model's price, else as its system reported it; None when neither is known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +254,7 @@ class SummaryBuilder:
         self._tokens = [0, 0, 0, 0]
         self._calls: dict[str, list[int]] = {}
         self._candidate_calls: dict[str, list[int]] = {}
-        self._reported = _Reported()
+        self._reported = Reported()
         self._uses: dict[tuple[str, str], list[int]] = {}
         self._latencies = array("d")
         self._speed = SpeedRows()
@@ -466,61 +453,6 @@ class SummaryBuilder:
         return out
 
 
-class _Reported:
-    """The costs systems report of their own calls: per model, their sum and how many
-    calls reported one (a model without a price costs its reported figure when every one of
-    its calls reported one); over the candidate's calls, the reported total beside
-    Eunomia's figure for the same calls, and how many calls disagree."""
-
-    __slots__ = ("by_model", "calls", "disagreements", "ours", "theirs", "unpriced")
-
-    def __init__(self) -> None:
-        self.by_model: dict[tuple[str, str], list[float]] = {}
-        """(role, model) -> reported sum, calls that reported, calls."""
-        self.calls = self.disagreements = 0
-        self.theirs = self.ours = 0.0
-        self.unpriced = False
-
-    def add(self, prices: PriceTable, role: str, model: str, count: TokenCount,
-            reported: float | None) -> None:
-        mine = self.by_model.setdefault((role, model), [0.0, 0.0, 0.0])
-        mine[2] += 1
-        if reported is None:
-            return
-        mine[0] += reported
-        mine[1] += 1
-        if role != "candidate":
-            return
-        ours = prices.summarize([count]).total_cost
-        self.calls += 1
-        self.theirs += reported
-        if ours is None:
-            self.unpriced = True
-        else:
-            self.ours += ours
-            self.disagreements += bool(cost_disagrees(reported, ours))
-
-    def total(self, prices: PriceTable, acc: dict[str, list[int]], *roles: str
-              ) -> tuple[float | None, list[str]]:
-        """The cost of the calls counted in ``acc`` (of ``roles``; every role when none
-        named): each model at its price, else at what its system reported for every one of
-        its calls; and the models with neither."""
-        summary = prices.summarize(_counts(acc))
-        if not summary.unknown_models:
-            return summary.total_cost, []
-        total, unknown = 0.0, []
-        for line in summary.details:
-            told = [v for (role, model), v in self.by_model.items()
-                    if model == line.llm and (not roles or role in roles)]
-            if line.known:
-                total += line.total or 0.0
-            elif told and all(v[1] == v[2] for v in told):
-                total += sum(v[0] for v in told)
-            else:
-                unknown.append(line.llm)
-        return (None if unknown else total), unknown
-
-
 def _count_tokens(acc: dict[str, list[int]], model: str, i: int, o: int, k: int) -> None:
     found = acc.get(model)
     if found is None:
@@ -529,12 +461,6 @@ def _count_tokens(acc: dict[str, list[int]], model: str, i: int, o: int, k: int)
         found[0] += i
         found[1] += o
         found[2] += k
-
-
-def _counts(acc: dict[str, list[int]]) -> list[TokenCount]:
-    """One count per model, in order of first call: what ``PriceTable.summarize`` adds up
-    from every call (token counts are integers, so adding them first changes nothing)."""
-    return [TokenCount(model, i, o, k) for model, (i, o, k) in acc.items()]
 
 
 def agreement(records: Sequence[CaseRecord], judge_repeats: int) -> Agreement:
