@@ -117,7 +117,7 @@ def test_a_judge_that_scores_everything_5_gets_the_verdict_everywhere(
     html = (results / "ev" / "report.html").read_text(encoding="utf-8")
     assert CANNOT_TELL in html
     assert "cannot tell good from bad: its scores are not evidence (AUC 0.50" in html
-    card = ('<div class="k">Mean score</div><div class="v">5</div></div><div class="card wide">'
+    card = ('<div class="k">Mean score</div><div class="v">5.00</div></div><div class="card wide">'
             '<div class="k">Judge check</div><div class="v">cannot tell good from bad')
     assert card in html  # the card right after the mean score it qualifies
     assert "eunomia report ev-judge-check" in html

@@ -156,3 +156,15 @@ def test_clean_refuses_what_is_not_svg() -> None:
     assert "http://x" not in out and "DejaVu" not in out
     assert '<g class="bar"><title>tip &lt;1&gt;</title>' in out
     assert re.search(r'<use href="#c[0-9a-f]{8}-def"/>', out)
+
+
+def test_front_axis_starts_at_zero_when_every_cost_is_zero() -> None:
+    """Issue #30: every target at cost 0 (a free local model, a trivial baseline) drew an axis
+    from -0.06; a cost is never negative. The tick labels are the axis: none is negative."""
+    for costs in ((0.0, 0.0), (0.0, 0.002)):
+        svg = str(front_chart([FrontPoint("a", costs[0], 3.1, 2.5, 3.6, True),
+                               FrontPoint("b", costs[1], 2.0, 1.2, 2.8, False)],
+                              title="f", x_label="cost", y_label="score", cost=lambda v: f"{v:g}"))
+        ticks = [t for t in parse(svg).text if re.fullmatch(r"\s*[-−]?[\d.e+-]+\s*", t)]
+        assert ticks, svg[:300]
+        assert not [t for t in ticks if t.strip().startswith(("-", "−"))], ticks

@@ -261,7 +261,8 @@ async def test_figures_are_what_the_record_gives(tmp_path: Path,
         assert f.prob == res.prob_score
         assert f.verdicts == tuple(v.score for v in res.all_verdicts())
         assert f.latency == res.candidate_latency_s
-        assert [(c.role, c.model, c.input_tokens, c.output_tokens, c.cached_input_tokens)
+        assert [(c.role, c.model, c.input_tokens, c.output_tokens, c.cached_input_tokens,
+                 c.reported_cost, c.attempts > 0 or c.cached)
                 for c in res.calls] == list(f.calls)
 
 

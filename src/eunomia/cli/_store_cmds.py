@@ -43,7 +43,8 @@ def runs(
         table = Table(title=f"Runs in {escape(str(db.path))}", title_justify="left")
         for col, justify in (("Name", "left"), ("Date", "left"), ("Suites", "left"),
                              ("Target / model", "left"), ("Status", "left"),
-                             ("Cases", "right"), ("Failed", "right"), ("Score", "right"),
+                             ("Cases", "right"), ("Failed", "right"), ("Unscored", "right"),
+                             ("Score", "right"),
                              ("Cost", "right"), ("Duration", "right")):
             table.add_column(col, justify=justify)  # type: ignore[arg-type]
         for run in db.list_runs():
@@ -53,8 +54,11 @@ def runs(
                 escape(run.name), run.created[:19].replace("T", " "), escape(suites),
                 escape(", ".join(run.targets)),
                 escape(status_text(run, kind_named(run.kind).command)), str(totals.cases),
-                str(totals.failed),
-                "-" if totals.mean_score is None else f"{totals.mean_score:.1f}",
+                str(totals.failed) + (f" +{totals.invalid} invalid" if totals.invalid else ""),
+                str(totals.unscored),
+                "per target (report)" if len(run.targets) > 1 else "-"
+                if totals.mean_score is None
+                else f"{totals.mean_score:.{kind_named(run.kind).columns.score_digits}f}",
                 "-" if totals.cost is None else f"{totals.cost:.4f}",
                 "-" if totals.duration_s is None else f"{totals.duration_s:.1f} s",
             )

@@ -272,9 +272,11 @@ def _overall(score_label: tuple[str, str], detects: bool, aggs: list[tuple[Agg, 
                             lambda x: x.detected, s)
         fully = _binary("fully_correct", "Fully correct", both, lambda x: x.fully_correct,
                         lambda x: x.fully, s)
-    newly_failed = sum(a.ok and not b.ok for a, b in aggs)
-    fixed = sum(b.ok and not a.ok for a, b in aggs)
-    fa, fb = sum(a.failed_repeats for a, _ in aggs), sum(b.failed_repeats for _, b in aggs)
+    # failed (or invalid): no scored repeat, and not only unscored ones
+    newly_failed = sum(a.ok and not b.ok and b.unscored_repeats < b.repeats for a, b in aggs)
+    fixed = sum(b.ok and not a.ok and a.unscored_repeats < a.repeats for a, b in aggs)
+    fa = sum(a.failed_repeats - a.unscored_repeats for a, _ in aggs)
+    fb = sum(b.failed_repeats - b.unscored_repeats for _, b in aggs)
     test = mcnemar(newly_failed, fixed)
     few = not enough(len(aggs))
     failures = MetricDelta("failures", "Failed cases", fa, fb, fb - fa,
@@ -282,6 +284,9 @@ def _overall(score_label: tuple[str, str], detects: bool, aggs: list[tuple[Agg, 
                            n=len(aggs), higher_is_better=False,
                            significant=not few and test.p_value < s.alpha,
                            regressions=newly_failed, fixes=fixed, unit="count", too_few=few)
+    ua, ub = sum(a.unscored_repeats for a, _ in aggs), sum(b.unscored_repeats for _, b in aggs)
+    unscored = MetricDelta("unscored", "Unscored cases", ua, ub, ub - ua, n=len(aggs),
+                           higher_is_better=None, unit="count") if ua or ub else None
     costs_a = [c for a, _ in aggs for c in a.costs]
     costs_b = [c for _, b in aggs for c in b.costs]
     ta, tb = (sum(costs_a) if costs_a else None), (sum(costs_b) if costs_b else None)
@@ -312,7 +317,8 @@ def _overall(score_label: tuple[str, str], detects: bool, aggs: list[tuple[Agg, 
         [x for x, _ in graded], [y for _, y in graded], s, unit="%",
         higher_is_better=False) if graded else None
     return OverallDelta(len(aggs), len(both), score, detection, fully, failures, cost_total,
-                        cost_mean, latency_mean, pcts[0], pcts[1], credits, tutor_mad)
+                        cost_mean, latency_mean, pcts[0], pcts[1], credits, tutor_mad,
+                        unscored=unscored)
 
 
 def _criteria(a_side: _Side, b_side: _Side,

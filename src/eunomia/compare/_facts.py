@@ -33,6 +33,7 @@ class Agg:
     ok: bool
     """At least one repeat was scored."""
     failed_repeats: int
+    """Repeats not scored: failed, invalid or unscored (:attr:`unscored_repeats` of them)."""
     score: float | None
     detection: float | None
     """Fraction of the scored repeats detected correctly (scenario runs)."""
@@ -51,6 +52,8 @@ class Agg:
     """Mean points awarded over the scored repeats, in percent of the maximum."""
     tutor: float | None = None
     """The tutor's points in percent of the maximum (cases with a tutor's grade)."""
+    unscored_repeats: int = 0
+    """Repeats answered that nothing could score (not failed)."""
 
     @property
     def credits_ok(self) -> bool | None:
@@ -92,6 +95,7 @@ def aggregate(reps: list[Rep]) -> Agg:
         costs=[r.row.cost for r in reps if r.row.cost is not None],
         latencies=[r.row.latency_s for r in reps if r.row.latency_s is not None],
         error=None if scored else error,
+        unscored_repeats=sum(r.row.status == "unscored" for r in reps),
     )
     _add_facts(agg, [r.facts for r in scored if r.facts is not None])
     return agg

@@ -199,13 +199,17 @@ class OverallDelta:
     tutor_mad: MetricDelta | None = None
     """Mean absolute difference from the tutors' points, % of the maximum (cases with a
     tutor's grade): lower is better; sign-flip test."""
+    unscored: MetricDelta | None = None
+    """Cases (repeats) answered that nothing could score, when a side has any: apart from
+    :attr:`failures` (failed or invalid)."""
 
     def metrics(self) -> tuple[MetricDelta, ...]:
         """Every metric, in display order (detection and full correctness only for scenarios;
-        credit expectations and the difference from the tutors where cases have them)."""
+        credit expectations and the difference from the tutors where cases have them;
+        unscored cases only when a side has some)."""
         rows = [self.score, self.detection, self.fully_correct, self.credits, self.tutor_mad,
-                self.failures, self.cost_total, self.cost_mean, self.latency_mean,
-                self.latency_p50, self.latency_p95]
+                self.failures, self.unscored, self.cost_total, self.cost_mean,
+                self.latency_mean, self.latency_p50, self.latency_p95]
         return tuple(m for m in rows if m is not None)
 
 

@@ -114,6 +114,10 @@ class ChatResult(BaseModel):
     the answer's score (the first answer token that spells one of the values, after leading
     punctuation), 0 for a value not among the provider's top alternatives there; None when
     the provider gives no log-probabilities or the answer has no such token."""
+    reported_cost: float | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The cost of this call as the system itself reports it (an ``http:`` system's ``cost``
+    path), in dollars; None when it reports none. Eunomia's own figure is computed from the
+    tokens and a price; this one is kept beside it (and stands in when there is no price)."""
 
 
 @runtime_checkable

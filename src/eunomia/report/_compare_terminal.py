@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from eunomia.compare import CaseChange, ChangeKind, Comparison, MetricDelta
 
 _MAX_CASES_SHOWN = 20
-_QUALITY = ("score", "detection", "fully_correct", "credits", "tutor_mad", "failures")
+_QUALITY = ("score", "detection", "fully_correct", "credits", "tutor_mad", "failures",
+            "unscored")
 _KIND_LABELS: dict[ChangeKind, str] = {
     "regressed": "regressed", "newly_failed": "newly failed", "improved": "improved",
     "fixed": "fixed", "unchanged": "unchanged", "only_in_a": "only in A",

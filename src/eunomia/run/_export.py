@@ -25,7 +25,9 @@ def write_run_file(store: RunStore, run: RunInfo, folder: Path) -> Path:
         "finished": run.finished, "targets": run.targets, "settings": run.settings,
         "eunomia_version": run.eunomia_version, "store": str(store.path),
         "suites": [s.name for s in store.suites(run)],
-        "cases": totals.cases, "failed_cases": totals.failed,
+        "cases": totals.cases, "scored_cases": totals.scored, "failed_cases": totals.failed,
+        "unscored_cases": totals.unscored, "invalid_cases": totals.invalid,
+        "mean_score": totals.mean_score, "cost": totals.cost,
     }
     return write_text_atomic(folder / RUN_FILE, json.dumps(data, indent=2))
 

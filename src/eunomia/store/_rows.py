@@ -88,9 +88,19 @@ class CaseRow:
 class RunTotals:
     cases: int
     failed: int
+    """Cases (each repeat) whose status is ``failed``: no answer after the retries."""
     mean_score: float | None
     cost: float | None
     duration_s: float | None
+    unscored: int = 0
+    """Answered, and nothing could score them (no check and no judge, an unusable judge
+    answer, a baseline that cannot answer): not failed."""
+    invalid: int = 0
+    """Cases whose file is unusable."""
+
+    @property
+    def scored(self) -> int:
+        return self.cases - self.failed - self.unscored - self.invalid
 
 
 def case_row(r: Sequence[Any]) -> CaseRow:

@@ -361,14 +361,15 @@ class RunStore:
 
     def run_totals(self, run: RunInfo) -> RunTotals:
         row = self._read(
-            "SELECT COUNT(*), SUM(status NOT IN ('scored')), AVG(score),"
-            " SUM(cost), COUNT(cost), MIN(finished), MAX(finished) FROM cases WHERE run_id=?",
+            "SELECT COUNT(*), SUM(status = 'failed'), AVG(score), SUM(cost), COUNT(cost),"
+            " SUM(status = 'unscored'), SUM(status = 'invalid') FROM cases WHERE run_id=?",
             (run.id,)).fetchone()
         duration = None
         if run.finished:
             duration = (datetime.fromisoformat(run.finished)
                         - datetime.fromisoformat(run.created)).total_seconds()
-        return RunTotals(row[0], row[1] or 0, row[2], row[3] if row[4] else None, duration)
+        return RunTotals(row[0], row[1] or 0, row[2], row[3] if row[4] else None, duration,
+                         unscored=row[5] or 0, invalid=row[6] or 0)
 
     # --- suites -------------------------------------------------------------------------------
     def add_suite(self, run: RunInfo, name: str, path: str, definition: Any,

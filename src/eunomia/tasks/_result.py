@@ -34,6 +34,9 @@ class CallRecord(BaseModel):
     cached: bool = False
     attempt_log: tuple[str, ...] = ()
     """Each attempt's outcome when there was more than one (``("HTTP 503", "ok")``)."""
+    reported_cost: float | None = Field(default=None, exclude_if=lambda v: v is None)
+    """What the system itself says this call cost (``ChatResult.reported_cost``); None when
+    it says nothing."""
 
 
 class CheckResult(BaseModel):
@@ -110,6 +113,21 @@ class CaseResult(BaseModel):
         if self.error is not None:
             return "failed"
         return "scored" if self.score is not None else "unscored"
+
+    def unscored_reason(self, judged: bool) -> str | None:
+        """Why an unscored case has no score, in words (None when it is not unscored):
+        the reason of each verdict that could not be used (a judge's unusable answer, a
+        baseline that cannot answer the case), or that nothing scores it: no check, and no
+        judge (``--judge none``; ``judged``: the run has a judge)."""
+        if self.status != "unscored":
+            return None
+        unusable = [v.feedback or v.raw or "no usable verdict" for v in self.all_verdicts()
+                    if v.status == "unscored"]
+        if unusable:
+            return "; ".join(dict.fromkeys(unusable))
+        if not judged:
+            return "no checks and --judge none: nothing scores this case"
+        return "no verdict: the judge was not asked"
 
     @property
     def feedback(self) -> str:

@@ -22,7 +22,7 @@ from eunomia.report.html import CSP, render_error, render_run_list
 from eunomia.serving import http_url
 from eunomia.serving import is_loopback as is_loopback
 from eunomia.store import RunStore
-from eunomia.viewer._pages import render_comparison, render_run
+from eunomia.viewer._pages import render_comparison, render_run, score_digits
 
 RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 """The names ``eunomia run`` accepts; anything else is not a run."""
@@ -98,7 +98,7 @@ def _known_run(store: RunStore, name: str) -> bool:
 
 
 async def _runs(request: web.Request) -> web.Response:
-    return _page(await _in_thread(request, render_run_list))
+    return _page(await _in_thread(request, lambda store: render_run_list(store, score_digits)))
 
 
 async def _run(request: web.Request) -> web.Response:

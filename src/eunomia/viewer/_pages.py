@@ -30,6 +30,14 @@ def run_report(store: RunStore, run: RunInfo | str, *,
     return build_run_report(store, info, kind_named(info.kind), worst_cases=worst_cases)
 
 
+def score_digits(kind: str) -> int:
+    """The decimals a run kind's score is shown with (1 for a kind not known here)."""
+    try:
+        return kind_named(kind).columns.score_digits
+    except EunomiaError:
+        return 1
+
+
 def render_run(store: RunStore, run: RunInfo | str, *, links: bool = False) -> str:
     """``eunomia report RUN``: the whole page of a run. ``links``: viewer navigation."""
     return render_report(run_report(store, run), links=links)

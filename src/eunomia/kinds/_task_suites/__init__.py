@@ -30,6 +30,7 @@ from eunomia.kinds._task_suites._calls import (
     chat_attempt,
 )
 from eunomia.kinds._task_suites._cases import (
+    call_cost,
     calls_cost,
     calls_latency,
     invalid_cases,
@@ -100,6 +101,7 @@ __all__ = [
     "answers",
     "baseline_note",
     "baseline_of",
+    "call_cost",
     "call_record",
     "calls_cost",
     "calls_latency",

@@ -137,6 +137,7 @@ def call_record(role: Role, got: JudgeCall, *, first_token: bool = True,
         time_to_first_token_s=r.time_to_first_token_s if first_token else None,
         attempts=got.attempts, cached=got.cached,
         attempt_log=got.log if log and len(got.log) > 1 else (),
+        reported_cost=r.reported_cost,
     )
 
 

@@ -43,8 +43,22 @@ def token_counts(calls: Sequence[CallRecord]) -> list[TokenCount]:
 
 
 def calls_cost(calls: Sequence[CallRecord], prices: PriceTable) -> float | None:
-    """What ``calls`` cost at ``prices`` (None without a call)."""
-    return prices.summarize(token_counts(calls)).total_cost if calls else None
+    """What ``calls`` cost at ``prices`` (None without a call); a call whose model has no
+    price costs what its system reports (``CallRecord.reported_cost``), else the total is
+    unknown (None)."""
+    if not calls:
+        return None
+    if all(c.reported_cost is None for c in calls):
+        return prices.summarize(token_counts(calls)).total_cost
+    costs = [call_cost(c, prices) for c in calls]
+    return None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+
+
+def call_cost(call: CallRecord, prices: PriceTable) -> float | None:
+    """One call's cost: at its model's price, else as its system reports it, else None."""
+    ours = prices.summarize(token_counts([call])).total_cost
+    return ours if ours is not None else call.reported_cost
+
 
 
 def calls_latency(calls: Sequence[CallRecord]) -> float | None:

@@ -139,13 +139,21 @@ def answer_row(suite: str, target: str, entry: Entry, checked: CheckedAnswer,
     calls = checked.calls
     return CaseRow(
         suite=suite, target=target, case_name=f"{entry[0]}{SEPARATOR}{checked.answer_kind}",
-        repeat=0, status=checked.status, error=checked.error,
+        repeat=0, status=checked.status, error=checked.error or _unscored(checked),
         attempts=sum(c.attempts for c in calls), latency_s=calls_latency(calls),
         cached=bool(calls) and all(c.cached for c in calls), score=checked.score,
         input_tokens=sum(c.input_tokens for c in calls),
         output_tokens=sum(c.output_tokens for c in calls), cost=calls_cost(calls, prices),
         request=request, response=response, finished=now(),
     ), [(request, case_data), (response, data)]
+
+
+def _unscored(checked: CheckedAnswer) -> str | None:
+    """Why an unscored answer has no score (the judge's unusable answers), for its row."""
+    if checked.status != "unscored":
+        return None
+    return "; ".join(dict.fromkeys(v.feedback or "no usable verdict" for v in checked.verdicts
+                                   if v.status == "unscored")) or "no usable verdict"
 
 
 class JudgeCheckTargetRun(SuiteTargetRun[AnswerJob, CheckedAnswer]):

@@ -17,8 +17,10 @@ from typing import NamedTuple
 from eunomia.judge import Verdict
 from eunomia.tasks import CaseRecord
 
-Call = tuple[str, str, int, int, int]
-"""One model call: role, model, input, output and cached input tokens."""
+Call = tuple[str, str, int, int, int, float | None, bool]
+"""One model call: role, model, input, output and cached input tokens, the cost its
+system reports (None: none reported), and whether a call was made or answered from the
+cache (a trivial baseline's answer is neither)."""
 Speed = tuple[int | None, int, int, float | None, float | None, float | None, float | None]
 """Expected words, output words, output tokens, latency, time to first token, words per
 second, length adherence (the fields of :class:`~eunomia.tasks.SpeedRow` after the case)."""
@@ -89,8 +91,8 @@ def case_figures(r: CaseRecord) -> CaseFigures:
         sum(c.passed for c in checks), len(checks), True,
         _prob(every) if usable else None,
         tuple(verdicts), units,
-        tuple((c.role, c.model, c.input_tokens, c.output_tokens, c.cached_input_tokens)
-              for c in res.calls),
+        tuple((c.role, c.model, c.input_tokens, c.output_tokens, c.cached_input_tokens,
+               c.reported_cost, c.attempts > 0 or c.cached) for c in res.calls),
         res.candidate_latency_s,
         None if s is None else (s.expected_words, s.output_words, s.output_tokens, s.latency_s,
                                 s.time_to_first_token_s, s.words_per_second,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from eunomia.kinds import Exported, Kind, Validation, guarded_rows
+from eunomia.kinds import Exported, Kind, RunMemo, Validation, guarded_rows
 from eunomia.kinds._task_suites import holds_suites, validate_suites
 from eunomia.kinds.tasks._files import export_tasks, stored_summary
 from eunomia.kinds.tasks._records_out import task_records
@@ -34,6 +34,15 @@ class TaskKind(Kind[TasksSummary]):
     command = "eval"
     columns = TASK_COLUMNS
     compare_score = ("Judge score (0-5)", "score")
+
+    def __init__(self) -> None:
+        self._summaries: RunMemo[TasksSummary] = RunMemo()
+
+    def summary(self, store: RunStore, run: RunInfo, target: str) -> TasksSummary:
+        """One candidate's summary of a stored run, read once for the report's groups, its
+        tiles and its leaderboard."""
+        return self._summaries.get(store, run, lambda: stored_summary(store, run, target,
+                                                                      target), target)
 
     def owns(self, path: Path) -> bool:
         """A YAML file, or a folder with YAML files (not a scenario's manifest or prices)."""
@@ -68,12 +77,13 @@ class TaskKind(Kind[TasksSummary]):
         # the report's pages are built by `report` and `view` only, never by a run
         from eunomia.kinds.tasks._html import report_groups
 
-        return report_groups(store, run, suite, rows, costs, notes)
+        return report_groups(store, run, suite, rows, costs, notes,
+                             lambda target: self.summary(store, run, target))
 
     def report_leaderboard(self, store: RunStore, run: RunInfo,
                            groups: Sequence[GroupReport], notes: list[str]
                            ) -> list[LeaderboardRow]:
-        return guarded_rows(notes, "suites", (task_row(t, stored_summary(store, run, t, t))
+        return guarded_rows(notes, "suites", (task_row(t, self.summary(store, run, t))
                                               for t in run.targets))
 
 

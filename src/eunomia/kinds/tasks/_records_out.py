@@ -70,7 +70,8 @@ def task_record(store: RunStore, run: RunInfo, row: CaseRow, meta: CaseMeta | No
         run=run.name, kind=run.kind, suite=row.suite, case=row.case_name, target=row.target,
         repeat=row.repeat, status=row.status, outcome=outcome_of(row.status, passed),
         passed=passed, score=score, score_scale="0-5", pass_score=threshold, reason=reason,
-        diff="\n".join(failed_checks) if failed_checks else None, error=row.error,
+        diff="\n".join(failed_checks) if failed_checks else None,
+        error=row.error if row.status != "unscored" else None,  # its why is the reason
         cost=row.cost, latency_s=row.latency_s, input_tokens=row.input_tokens,
         output_tokens=row.output_tokens, attempts=row.attempts, cached=row.cached,
         category=meta.category if meta is not None else None,

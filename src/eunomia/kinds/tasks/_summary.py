@@ -29,6 +29,7 @@ import numpy as np
 from eunomia import defaults
 from eunomia.kinds._task_suites import HumanAgreement, human_agreement
 from eunomia.kinds.tasks._controls import Floor
+from eunomia.kinds.tasks._costs import ModelUse, Reported
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures
 from eunomia.kinds.tasks._summary_rows import (
     RepeatConsistency,
@@ -119,6 +120,17 @@ class TasksSummary:
     cost: float | None = None
     candidate_cost: float | None = None
     """The candidate's calls only (the judge's left out): what the model under test cost."""
+    reported_cost: float | None = None
+    """What the candidate's system itself says its calls cost (an ``http:`` model's ``cost``
+    path), summed over the calls that say it; None when none does."""
+    reported_cost_computed: float | None = None
+    """Eunomia's own figure for those same calls (tokens × price); None without a price."""
+    models: list[ModelUse] = field(default_factory=list)
+    """Calls, tokens and cost per model and role: the candidate's apart from the judge's."""
+    reported_calls: int = 0
+    cost_disagreements: int = 0
+    """Calls whose reported cost differs from Eunomia's by more than 1 %
+    (:func:`eunomia.pricing.cost_disagrees`)."""
     unknown_models: list[str] = field(default_factory=list)
     latency_mean_s: float | None = None
     latency_p95_s: float | None = None
@@ -149,6 +161,14 @@ class TasksSummary:
     """Scored cases with a probability-weighted score."""
     prob_missing: int = 0
     """Scored cases without one (the judge's provider gave no log-probabilities)."""
+    @property
+    def judge_cost(self) -> float | None:
+        """The judge's calls' cost: the whole cost less the candidate's (None when either
+        is unknown)."""
+        if self.cost is None or self.candidate_cost is None:
+            return None
+        return max(0.0, self.cost - self.candidate_cost)
+
     power: Power | None = None
     """What a future comparison of these cases could detect: the minimum detectable change
     of the mean judge score at 80% power, planned from the spread of the case scores
@@ -236,6 +256,8 @@ class SummaryBuilder:
         self._tokens = [0, 0, 0, 0]
         self._calls: dict[str, list[int]] = {}
         self._candidate_calls: dict[str, list[int]] = {}
+        self._reported = Reported()
+        self._uses: dict[tuple[str, str], list[int]] = {}
         self._latencies = array("d")
         self._speed = SpeedRows()
         self.out.speed = self._speed
@@ -336,7 +358,12 @@ class SummaryBuilder:
             self._unit_sizes.append(len(unit))
             self._units.extend(_NAN if v is None else float(v) for v in unit)
         tokens = self._tokens
-        for role, model, i, o, k in f.calls:
+        for role, model, i, o, k, reported, made in f.calls:
+            use = self._uses.setdefault((role, model), [0, 0, 0, 0])
+            use[0] += made
+            use[1] += i
+            use[2] += o
+            use[3] += k
             if role == "candidate":
                 tokens[0] += i
                 tokens[1] += o
@@ -347,6 +374,8 @@ class SummaryBuilder:
                 _count_tokens(self._calls, model, i, o, k)
                 if role == "candidate":
                     _count_tokens(self._candidate_calls, model, i, o, k)
+                self._reported.add(self._prices, role, model, TokenCount(model, i, o, k),
+                                   reported)
         if f.latency is not None:
             self._latencies.append(f.latency)
         if f.speed is not None:
@@ -404,11 +433,17 @@ class SummaryBuilder:
         ci, co, ji, jo = self._tokens
         out.candidate_tokens, out.judge_tokens = (ci, co), (ji, jo)
         if self._prices is not None:
-            cost = self._prices.summarize(_counts(self._calls))
-            out.cost = cost.total_cost
-            out.candidate_cost = self._prices.summarize(
-                _counts(self._candidate_calls)).total_cost
-            out.unknown_models = sorted(set(cost.unknown_models))
+            rep = self._reported
+            out.cost, unknown = rep.total(self._prices, self._calls)
+            out.candidate_cost = rep.total(self._prices, self._candidate_calls, "candidate")[0]
+            out.unknown_models = sorted(set(unknown))
+            out.models = [ModelUse(role, model, calls, i, o,
+                                   rep.total(self._prices, {model: [i, o, k]}, role)[0])
+                          for (role, model), (calls, i, o, k) in self._uses.items()]
+            if rep.calls:
+                out.reported_cost, out.reported_calls = rep.theirs, rep.calls
+                out.reported_cost_computed = None if rep.unpriced else rep.ours
+                out.cost_disagreements = rep.disagreements
         latencies = self._latencies
         out.latency_mean_s = fmean(latencies) if latencies else None
         out.latency_p95_s = quantile(latencies, 0.95)
@@ -427,12 +462,6 @@ def _count_tokens(acc: dict[str, list[int]], model: str, i: int, o: int, k: int)
         found[0] += i
         found[1] += o
         found[2] += k
-
-
-def _counts(acc: dict[str, list[int]]) -> list[TokenCount]:
-    """One count per model, in order of first call: what ``PriceTable.summarize`` adds up
-    from every call (token counts are integers, so adding them first changes nothing)."""
-    return [TokenCount(model, i, o, k) for model, (i, o, k) in acc.items()]
 
 
 def agreement(records: Sequence[CaseRecord], judge_repeats: int) -> Agreement:

@@ -288,6 +288,21 @@ def qwk_text(s: TasksSummary) -> str:
     return too_few_text(a.human_cases) if a.qwk is None else f"{a.qwk:.3f}"
 
 
+def reported_text(s: TasksSummary) -> str | None:
+    """The cost the candidate's system reports of its own calls, beside Eunomia's figure
+    for the same calls, in words; None when it reports none."""
+    if not s.reported_calls or s.reported_cost is None:
+        return None
+    theirs = f"{s.reported_cost:.6g} over {s.reported_calls} call(s)"
+    ours = s.reported_cost_computed
+    if ours is None:
+        return f"{theirs}; no price: the cost shown is the system's"
+    if s.cost_disagreements:
+        return (f"{theirs}; Eunomia's {ours:.6g}: DIFFERS on {s.cost_disagreements} call(s) "
+                "(more than 1%)")
+    return f"{theirs}; Eunomia's {ours:.6g}: they agree"
+
+
 def prob_text(s: TasksSummary) -> str | None:
     """The probability-weighted (G-Eval) judge score in words, or why there is none; None
     without a judge or without a scored case."""
@@ -342,7 +357,11 @@ def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False,
             "slope_low": fit.slope_low, "slope_high": fit.slope_high, "n": fit.n},
         "candidate_tokens": {"input": s.candidate_tokens[0], "output": s.candidate_tokens[1]},
         "judge_tokens": {"input": s.judge_tokens[0], "output": s.judge_tokens[1]},
-        "cost": s.cost, "candidate_cost": s.candidate_cost,
+        "cost": s.cost, "candidate_cost": s.candidate_cost, "judge_cost": s.judge_cost,
+        "reported_cost": None if not s.reported_calls else {
+            "by_system": s.reported_cost, "calls": s.reported_calls,
+            "computed": s.reported_cost_computed, "disagreements": s.cost_disagreements,
+            "note": reported_text(s)},
         "unknown_price_models": s.unknown_models,
         "latency_mean_s": s.latency_mean_s, "latency_p95_s": s.latency_p95_s,
     }

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from eunomia.judge import judge_trust
 from eunomia.kinds.tasks._summary import GroupStat, TasksSummary
-from eunomia.kinds.tasks._tables import power_text, prob_text
+from eunomia.kinds.tasks._tables import power_text, prob_text, reported_text
 from eunomia.report import FloorCell, LeaderboardRow
 from eunomia.stats import Interval, ci_text
 from eunomia.tasks import categories
@@ -62,11 +62,15 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
         ("Candidate tokens (in/out)", f"{s.candidate_tokens[0]}/{s.candidate_tokens[1]}"),
         ("Judge tokens (in/out)", f"{s.judge_tokens[0]}/{s.judge_tokens[1]}"),
         ("Cost", _opt(s.cost, "{:.4f}")),
+        ("Candidate cost / judge cost", f"{_opt(s.candidate_cost, '{:.4f}')} / "
+                                        f"{_opt(s.judge_cost, '{:.4f}')}"),
+        *((("Cost the system reports", reported_text(s) or "-"),) if s.reported_calls else ()),
         ("Candidate latency mean / p95 (s)",
          f"{_opt(s.latency_mean_s, '{:.2f}')} / {_opt(s.latency_p95_s, '{:.2f}')}"),
     ]
     for name, value in rows:
-        style = "bold red" if name in ("Failed", "Unscored") and value != "0" else None
+        style = "bold red" if name in ("Failed", "Invalid") and value != "0" else \
+            "yellow" if name == "Unscored" and value != "0" else None
         metrics.add_row(name, value, style=style)
     console.print(metrics)
     _print_floor(console, s)
@@ -192,7 +196,7 @@ def task_row(target: str, s: TasksSummary) -> LeaderboardRow:
         c.control_mean, c.delta.mean_delta if c.delta else None,
         c.delta.low if c.delta else None, c.delta.high if c.delta else None, c.no_better)
     return LeaderboardRow(
-        target=target, cases=s.total, failed=s.total - s.scored,
+        target=target, cases=s.total, failed=s.failed + s.invalid,
         score=s.overall.mean if s.overall is not None else None, detection_rate=None,
         total_cost=s.candidate_cost, mean_latency_s=s.latency_mean_s,
         consistency=rc.alpha if rc is not None else None, floor=floor,

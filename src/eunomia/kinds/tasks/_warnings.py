@@ -40,6 +40,12 @@ def run_warnings(s: TasksSummary, baseline: str | None = None) -> list[str]:
     elif s.answers >= FEW and s.distinct_answers == 1:
         out.append(f"{s.candidate} gave the same answer to every case: its answers do not "
                    "depend on the question")
+    if s.cost_disagreements:
+        out.append(f"the system's own cost figure differs from Eunomia's on "
+                   f"{s.cost_disagreements} of {s.reported_calls} call(s) (its total "
+                   f"{s.reported_cost or 0:.6g}, Eunomia's {s.reported_cost_computed or 0:.6g}): "
+                   "Eunomia's is computed from the token counts and the price; both are in "
+                   "tasks_results.json")
     if s.judge != NO_JUDGE:
         judged = sum(s.judge_scores.values())
         if baseline is None and judged >= FEW and len(s.judge_scores) == 1:

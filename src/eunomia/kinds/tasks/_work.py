@@ -16,11 +16,11 @@ from eunomia.kinds._task_suites import (
     ModelCaller,
     ModelContext,
     SuiteTargetRun,
+    calls_cost,
     finished,
     invalid_cases,
     selected_answers,
     selected_entries,
-    token_counts,
 )
 from eunomia.models import GenerationSettings, ModelSpec
 from eunomia.pricing import PriceTable
@@ -49,22 +49,23 @@ Blobs = list[tuple[str, bytes]]
 
 
 def case_row(suite: str, target: str, case: LoadedCase, repeat: int, result: CaseResult,
-             prices: PriceTable) -> tuple[CaseRow, Blobs]:
+             prices: PriceTable, *, judged: bool = True) -> tuple[CaseRow, Blobs]:
     """The store row of one case (headline score 0–5, tokens of every call, total cost) and
-    its request/response blobs, to be stored with it in one transaction."""
+    its request/response blobs, to be stored with it in one transaction. An unscored case
+    stores why in its ``error`` (``judged``: the run has a judge)."""
     data = case.raw_json.encode()
     request = blob_hash(data)
-    counts = token_counts(result.calls)
-    cost = prices.summarize(counts) if counts else None
+    cost = calls_cost(result.calls, prices)
     answer = json_bytes(result.model_dump(mode="json"))
     response = blob_hash(answer)
     return CaseRow(
         suite=suite, target=target, case_name=case.name, repeat=repeat, status=result.status,
-        error=result.error, attempts=result.attempts, latency_s=result.candidate_latency_s,
+        error=result.error or result.unscored_reason(judged), attempts=result.attempts,
+        latency_s=result.candidate_latency_s,
         cached=result.cached, score=result.score,
         input_tokens=sum(c.input_tokens for c in result.calls),
         output_tokens=sum(c.output_tokens for c in result.calls),
-        cost=cost.total_cost if cost is not None else None, request=request,
+        cost=cost, request=request,
         response=response, finished=now(),
     ), [(request, data), (response, answer)]
 
@@ -155,6 +156,7 @@ class TaskTargetRun(SuiteTargetRun[TaskJob, CaseResult]):
             raise
         except Exception as exc:  # a bug must not lose the rest of the run
             result = CaseResult(kind=job.case.kind, error=internal_error(exc), calls=ctx.calls)
-        row = case_row(job.suite.name, self.name, job.case, job.repeat, result, self.prices)
+        row = case_row(job.suite.name, self.name, job.case, job.repeat, result, self.prices,
+                       judged=self.judge_caller is not None)
         return finished(row, result, result.calls, attempts_failed)
 

@@ -94,7 +94,7 @@ class HttpProvider:
         reported = self.client.last_value(self.endpoint.model, docs)
         model = str(reported) if reported is not None else \
             (models.pop() if len(models) == 1 else self._name)
-        self.client.cost(docs)  # checked; carried once ChatResult has a place for it
+        cost = self.client.cost(docs)  # checked: finite, at least 0
         parsed: Any | None = None
         if request.json_schema is not None:
             try:
@@ -103,7 +103,7 @@ class HttpProvider:
                 raise self.client.fail(f"{self._name}: {exc}", retryable=False,
                                        answer_text=text) from None
         return ChatResult(text=text, parsed=parsed, usage=usage, latency_s=received.latency_s,
-                          time_to_first_token_s=ttft, model=model)
+                          time_to_first_token_s=ttft, model=model, reported_cost=cost)
 
     def _answer(self, received: Received) -> tuple[str, float | None]:
         """The answer text and the time to its first piece (server-sent events only)."""

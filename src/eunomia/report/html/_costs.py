@@ -10,9 +10,12 @@ class CostBook:
 
     def __init__(self) -> None:
         self._acc: dict[str, list[float | int | bool]] = {}
+        self._roles: dict[str, str] = {}
 
     def add(self, model: str, calls: int, input_tokens: int, output_tokens: int,
-            cost: float | None) -> None:
+            cost: float | None, *, role: str = "candidate") -> None:
+        """``role``: ``judge`` for a judge's calls (shown apart from the candidates')."""
+        self._roles[model] = role
         acc = self._acc.setdefault(model, [0, 0, 0, 0.0, False])
         acc[0] += calls
         acc[1] += input_tokens
@@ -24,5 +27,5 @@ class CostBook:
 
     def result(self) -> list[ModelCost]:
         return [ModelCost(model, int(a[0]), int(a[1]), int(a[2]),
-                          None if a[4] and not a[3] else float(a[3]))
+                          None if a[4] and not a[3] else float(a[3]), self._roles[model])
                 for model, a in sorted(self._acc.items())]

@@ -36,7 +36,8 @@ def build_run_report(store: RunStore, run: RunInfo, kind: ReportKind, *,
         name=run.name, kind=run.kind, status=run.status, created=run.created,
         finished=run.finished, targets=list(run.targets), eunomia_version=run.eunomia_version,
         store_path=str(store.path), repeats=int(run.settings.get("repeats", 1) or 1),
-        total=totals.cases, failed=totals.failed, mean_score=totals.mean_score,
+        total=totals.cases, failed=totals.failed, unscored=totals.unscored,
+        invalid=totals.invalid, mean_score=totals.mean_score,
         cost=totals.cost, duration_s=totals.duration_s,
         score_label=columns.score_label, score_digits=columns.score_digits,
         leaderboard_columns=columns,
@@ -59,8 +60,12 @@ def build_run_report(store: RunStore, run: RunInfo, kind: ReportKind, *,
     report.case_points = {(g.suite, g.target, case, repeat): cells for g in report.groups
                           for (case, repeat), cells in g.case_points.items()}
     report.warnings = [f"{g.key}: {w}" for g in report.groups for w in g.warnings]
+    # the kind's own score of each target (the terminal's figure, with its interval): the
+    # summary shows it per target, never one mean over several targets' cases
+    rows_ranked = kind.report_leaderboard(store, run, report.groups, report.notes)
+    report.target_scores = [(r.target, r.score) for r in rows_ranked]
     if len(run.targets) > 1:
-        report.leaderboard = kind.report_leaderboard(store, run, report.groups, report.notes)
+        report.leaderboard = rows_ranked
     return report
 
 
@@ -80,31 +85,53 @@ def latencies(rows: Iterable[CaseRow]) -> LatencyStats:
                               if r.latency_s is not None and not r.cached))
 
 
+FAILED = ("failed", "invalid")
+"""The statuses of a case without an answer (after the retries) or with an unusable file."""
+UNSCORED = "unscored"
+"""A case answered that nothing could score: neither failed nor scored."""
+
+
+def reason_of(row: CaseRow) -> str:
+    """Why a case is not scored, as stored (a run stored before the reason of an unscored
+    case was kept says so)."""
+    if row.error:
+        return row.error
+    return "no reason stored (run stored by an older Eunomia)" if row.status == UNSCORED \
+        else "unknown"
+
+
 def generic_group(suite: str, target: str, kind: str, rows: Sequence[CaseRow],
-                  costs: CostBook) -> GroupReport:
-    """What every stored case has: status, score, cost, latency (costs booked per target)."""
+                  costs: CostBook, *, book: bool = True) -> GroupReport:
+    """What every stored case has: status, score, cost, latency (costs booked per target,
+    unless the kind books them itself per model: ``book=False``)."""
     scored = [r.score for r in rows if r.status == "scored" and r.score is not None]
     known = [r.cost for r in rows if r.cost is not None]
     group = GroupReport(suite, target, kind)
     group.total = len(rows)
-    group.failed = sum(r.status != "scored" for r in rows)
+    group.failed = sum(r.status == "failed" for r in rows)
+    invalid = sum(r.status == "invalid" for r in rows)
+    group.unscored = sum(r.status == UNSCORED for r in rows)
     group.mean_score = sum(scored) / len(scored) if scored else None
     group.cost = sum(known) if known else None
     group.latency = latencies(rows)
-    group.failures = [FailedCase(r.case_name, r.repeat, r.status, r.error or "unknown",
-                                 r.attempts) for r in rows if r.status != "scored"]
+    group.failures = [FailedCase(r.case_name, r.repeat, r.status, reason_of(r), r.attempts)
+                      for r in rows if r.status in FAILED]
+    group.unscored_cases = [FailedCase(r.case_name, r.repeat, r.status, reason_of(r),
+                                       r.attempts) for r in rows if r.status == UNSCORED]
     by_case: dict[str, list[float]] = defaultdict(list)
     for r in rows:
         if r.status == "scored" and r.score is not None:
             by_case[r.case_name].append(r.score)
     group.case_scores = {c: sum(v) / len(v) for c, v in by_case.items()}
-    for r in rows:
+    for r in rows if book else ():
         if r.cost is not None or r.input_tokens or r.output_tokens:
             costs.add(target, 1, r.input_tokens, r.output_tokens, r.cost)
     group.metrics = [
         Metric("Cases", group.total, "int"),
         Metric("Failed cases", group.failed, "int"),
-        Metric("Mean score", group.mean_score, "num"),
+        *([Metric("Invalid cases", invalid, "int")] if invalid else []),
+        *([Metric("Unscored cases", group.unscored, "int")] if group.unscored else []),
+        Metric("Mean score", group.mean_score, "score2"),
         Metric("Total cost", group.cost, "cost"),
         Metric("Mean latency", group.latency.mean, "seconds"),
     ]
@@ -119,5 +146,6 @@ def list_run_listings(store: RunStore) -> list[RunListing]:
         out.append(RunListing(
             run.name, run.kind, run.status, run.created, tuple(run.targets),
             tuple(s.name for s in store.suites(run)), totals.cases, totals.failed,
-            totals.mean_score, totals.cost, totals.duration_s, status_hint(run)))
+            totals.mean_score, totals.cost, totals.duration_s, status_hint(run),
+            unscored=totals.unscored, invalid=totals.invalid))
     return out

@@ -12,7 +12,7 @@ from typing import Any
 from eunomia.apollon import ApollonDiagram
 from eunomia.report._leaderboard import Columns, LeaderboardRow
 from eunomia.scoring import TutorAgreement
-from eunomia.stats import quantile
+from eunomia.stats import Interval, quantile
 
 NONE_LABEL = "(none)"
 """Row / column of the confusion matrix: nothing expected / nothing returned."""
@@ -24,7 +24,8 @@ class Metric:
     label: str
     value: float | int | None
     kind: str = "num"
-    """How to format it: num, int, pct (0..1), score (0..100), cost, seconds, text."""
+    """How to format it: num, int, pct (0..1), score (0..100), score2 (two decimals, as the
+    tables show a 0-5 score), cost, seconds, text."""
     text: str = ""
     detail: str = ""
     """The sentence behind a short value (a verdict's figures), shown under the tiles."""
@@ -67,6 +68,8 @@ class ModelCost:
     output_tokens: int
     cost: float | None
     """Cost of the calls with a known price; ``None`` when no call had one."""
+    role: str = "candidate"
+    """``judge`` for a judge's calls: never a candidate's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +302,10 @@ class GroupReport:
     confusion: list[ConfusionMatrix] = field(default_factory=list)
     worst: list[WorstCase] = field(default_factory=list)
     failures: list[FailedCase] = field(default_factory=list)
+    """The cases that failed or are invalid (not the unscored ones)."""
+    unscored: int = 0
+    """Cases answered that nothing could score (listed in :attr:`unscored_cases`, with why)."""
+    unscored_cases: list[FailedCase] = field(default_factory=list)
     consistency: Consistency | None = None
     latency: LatencyStats = field(default_factory=lambda: LatencyStats(()))
     case_scores: dict[str, float] = field(default_factory=dict)
@@ -343,6 +350,9 @@ class RunReport:
     cost: float | None
     duration_s: float | None
     score_label: str
+    unscored: int = 0
+    """Cases answered that nothing could score: neither failed nor scored."""
+    invalid: int = 0
     """What the score column means: ``Score %`` (scenarios) or ``Judge score (0-5)`` (tasks)."""
     score_digits: int = 1
     """Decimals shown for scores: 1 for a score % (0-100), 2 for a judge score (0-5)."""
@@ -356,12 +366,26 @@ class RunReport:
     leaderboard: list[LeaderboardRow] = field(default_factory=list)
     """With several targets (a matrix run): one ranked row per target, as in the terminal."""
     leaderboard_columns: Columns | None = None
+    target_scores: list[tuple[str, Interval | None]] = field(default_factory=list)
+    """Each target's score as its kind computes it (the terminal's figure and interval;
+    the leaderboard's column), in rank order: the summary's score tiles."""
     status_hint: str = ""
     """Beside the status: how to continue an interrupted run, which process runs a live one
     (:func:`eunomia.store.status_hint`)."""
     case_points: dict[CaseKey, CasePointsCells] = field(default_factory=dict)
     """Every group's :attr:`GroupReport.case_points`: the points columns of the case table
     (shown when some case has them)."""
+
+    @property
+    def judge_cost(self) -> float | None:
+        """What the judges' calls cost (None when no judge call was booked or none priced)."""
+        costs = [m.cost for m in self.model_costs if m.role == "judge"]
+        known = [c for c in costs if c is not None]
+        return sum(known) if known else None
+
+    @property
+    def has_judge(self) -> bool:
+        return any(m.role == "judge" for m in self.model_costs)
 
     @property
     def structured(self) -> bool:
@@ -386,3 +410,5 @@ class RunListing:
     duration_s: float | None
     status_hint: str = ""
     """Beside the status (:func:`eunomia.store.status_hint`)."""
+    unscored: int = 0
+    invalid: int = 0

@@ -224,9 +224,10 @@ def front_chart(points: Sequence[FrontPoint], *, title: str, x_label: str, y_lab
             if p.low is not None and p.high is not None:
                 ax.errorbar([p.cost], [p.score], yerr=[[max(0.0, p.score - p.low)],
                                                        [max(0.0, p.high - p.score)]],
-                            fmt="none", ecolor=colour, elinewidth=1, capsize=3, alpha=0.7)
+                            fmt="none", ecolor=colour, elinewidth=1, capsize=3, alpha=0.7,
+                            clip_on=False)
             dot = ax.scatter([p.cost], [p.score], s=48 if p.front else 34, color=colour,
-                             zorder=3, marker="*" if p.front else "o")
+                             zorder=3, marker="*" if p.front else "o", clip_on=False)
             interval = (f" [{num(p.low)}, {num(p.high)}]"
                         if p.low is not None and p.high is not None else "")
             marks(dot, "point front" if p.front else "point",
@@ -241,6 +242,10 @@ def front_chart(points: Sequence[FrontPoint], *, title: str, x_label: str, y_lab
 
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: cost(v)))
         ax.margins(x=0.15, y=0.12)
+        if min(costs) >= 0:  # a cost is never negative: the axis starts at 0 at the least
+            low, high = ax.get_xlim()
+            if low < 0:
+                ax.set_xlim(0, high if max(costs) > 0 else 1e-3)
         ax.set_xlabel(x_label)
         ax.set_ylabel(y_label)
         ax.grid(True)

@@ -77,6 +77,7 @@ def fmt_metric(m: Metric) -> str:
         return m.text
     formatted = {
         "int": lambda v: fmt_num(v, 0), "pct": fmt_pct, "score": fmt_score,
+        "score2": lambda v: "–" if v is None else f"{v:.2f}",
         "cost": fmt_cost, "seconds": fmt_seconds,
     }.get(m.kind, fmt_num)(m.value)
     return f"{formatted} ({m.text})" if m.text and m.value is not None else formatted
@@ -298,6 +299,8 @@ def simple_deltas(a: RunReport, b: RunReport) -> list[MetricDelta]:
     return [
         md("score", a.score_label, a.mean_score, b.mean_score, "score", True),
         md("failures", "Failed cases", a.failed, b.failed, "count", False),
+        *([md("unscored", "Unscored cases", a.unscored, b.unscored, "count", None)]
+          if a.unscored or b.unscored else []),
         md("cost", "Total cost", a.cost, b.cost, "$", False),
         md("latency", "Mean latency", a.latency.mean, b.latency.mean, "s", False),
         md("latency_p90", "Latency p90", a.latency.p90, b.latency.p90, "s", False),
@@ -339,11 +342,13 @@ def render_comparison_page(a: RunReport, b: RunReport, comparison: Comparison | 
     )
 
 
-def render_run_list(store: RunStore) -> str:
-    """The viewer's front page: every run of the store, and a form to compare two."""
+def render_run_list(store: RunStore, score_digits: Callable[[str], int] = lambda kind: 1
+                    ) -> str:
+    """The viewer's front page: every run of the store, and a form to compare two;
+    ``score_digits``: the decimals of a run kind's score (as its report shows it)."""
     runs = list_run_listings(store)
     return environment().get_template("runs.html.j2").render(
-        runs=runs, store_path=str(store.path), links=True, index=True)
+        runs=runs, store_path=str(store.path), links=True, index=True, digits=score_digits)
 
 
 def render_error(status: int, message: str) -> str:
