@@ -15,7 +15,7 @@ Below four pairs neither can say anything: the interval is the whole range ``[-1
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -160,17 +160,24 @@ def bootstrap_correlations(x: FloatArray, y: FloatArray, method: str, resamples:
     computed without materialising the resampled values."""
     n = x.shape[0]
     out = np.empty(resamples, dtype=np.float64)
-    block = max(1, _BLOCK_CELLS // n)
-    shares = np.full(n, 1.0 / n)
-    for start in range(0, resamples, block):
-        stop = min(resamples, start + block)
-        counts = rng.multinomial(n, shares, size=stop - start).astype(np.float64)
+    for start, stop, counts in _resample_counts(n, resamples, rng):
         if method == "spearman":
             out[start:stop] = _weighted_r(_group_ranks(x, counts), _group_ranks(y, counts),
                                           counts, n)
         else:
             out[start:stop] = _weighted_r(x[None, :], y[None, :], counts, n)
     return out
+
+
+def _resample_counts(n: int, resamples: int, rng: np.random.Generator
+                     ) -> Iterator[tuple[int, int, FloatArray]]:
+    """The bootstrap resamples of ``n`` pairs in blocks: ``(start, stop, counts)``, each
+    row of ``counts`` how many times each pair was picked in one resample."""
+    block = max(1, _BLOCK_CELLS // n)
+    shares = np.full(n, 1.0 / n)
+    for start in range(0, resamples, block):
+        stop = min(resamples, start + block)
+        yield start, stop, rng.multinomial(n, shares, size=stop - start).astype(np.float64)
 
 
 def correlation(x: Sequence[float], y: Sequence[float], method: str = "pearson", *,
@@ -231,11 +238,7 @@ def correlation_difference(x: Sequence[float], y_a: Sequence[float], y_b: Sequen
     t, a, b = (np.asarray(v, dtype=np.float64) for v in (x, y_a, y_b))
     rng = np.random.default_rng(seed)
     diffs = np.empty(resamples, dtype=np.float64)
-    block = max(1, _BLOCK_CELLS // n)
-    shares = np.full(n, 1.0 / n)
-    for start in range(0, resamples, block):
-        stop = min(resamples, start + block)
-        counts = rng.multinomial(n, shares, size=stop - start).astype(np.float64)
+    for start, stop, counts in _resample_counts(n, resamples, rng):
         if method == "spearman":
             rt = _group_ranks(t, counts)
             diffs[start:stop] = (_weighted_r(rt, _group_ranks(b, counts), counts, n)
