@@ -8,8 +8,9 @@ from eunomia.compare._kind import CaseFacts, ComparedKind, RunFacts
 from eunomia.lazy import lazy_names
 
 if TYPE_CHECKING:
-    from eunomia.compare._compare import compare_runs, paired_overall
+    from eunomia.compare._compare import compare_runs
     from eunomia.compare._facts import Agg, facts_only
+    from eunomia.compare._metrics import paired_overall
     from eunomia.compare._model import (
         CHANGE_KINDS,
         CaseChange,
@@ -29,8 +30,9 @@ if TYPE_CHECKING:
 # lazy: what a kind tells a comparison is light (_kind); the comparison (statistics, numpy)
 # loads when a command compares
 __getattr__ = lazy_names(__name__, {
-    "_compare": ("compare_runs", "paired_overall"),
+    "_compare": ("compare_runs",),
     "_facts": ("Agg", "facts_only"),
+    "_metrics": ("paired_overall",),
     "_model": ("CHANGE_KINDS", "CaseChange", "ChangeKind", "Comparison", "CriterionChange",
                "CriterionDelta", "MetricDelta", "OverallDelta", "RunRef", "Signal", "Verdict",
                "VerdictKind", "comparison_to_json"),
