@@ -1,275 +1,42 @@
 """The run store: every run, case, request, response, score, token count, cost and timing.
 
-One SQLite file (WAL mode). Each finished case is committed with its blobs and cache
-entry in one transaction, so a crash or Ctrl-C loses at most the cases in flight.
-During a run (:meth:`RunStore.grouped`) the cases recorded together (those that finished
-while the run was busy) share that transaction, committed as soon as the run is about to
-wait for its next answers. Requests and responses are stored once each, content-addressed
-and compressed (``blobs``), so repeats, re-runs and the response cache share them.
+One SQLite file (WAL mode); how writes are committed (grouped during a run) and how
+requests and responses are stored once each (``blobs``) is :mod:`eunomia.store._core`'s.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from eunomia import __version__, defaults
+from eunomia import __version__
 from eunomia.errors import EunomiaError
-from eunomia.store._blobs import blob_hash, compress, decompress, json_bytes, shared_beginning
+from eunomia.store._blobs import blob_hash, decompress, json_bytes
+from eunomia.store._core import CACHE_SQL, Batch, StoreCore
 from eunomia.store._lock import RunLocks
 from eunomia.store._rows import CaseRow, RunInfo, RunTotals, SuiteInfo, case_row, now, status_text
-from eunomia.store._schema import open_store, store_error
-
-_CASE_SQL = (
-    "INSERT OR REPLACE INTO cases(run_id, suite, target, case_name, repeat, status,"
-    " error, attempts, latency_s, cached, score, input_tokens, output_tokens, cost,"
-    " request, response, finished, seq, attempt_log)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_CACHE_SQL = "INSERT OR REPLACE INTO cache(key, response, latency_s, created) VALUES (?, ?, ?, ?)"
-_BLOB_SQL = "INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)"
-_IN_CHUNK = 500
-"""Hashes per ``IN (...)`` query (below SQLite's variable limit)."""
-_BEGINNINGS_KEPT = 8
-"""Blobs that others begin with kept in memory once read (see :meth:`RunStore._beginning`)."""
 
 
-@dataclass(slots=True, eq=False)
-class _Batch:
-    """Writes that are committed together."""
-
-    blobs: dict[str, bytes] = field(default_factory=dict)
-    """Blobs (uncompressed), by hash."""
-    cache: dict[str, tuple[str, float | None, str]] = field(default_factory=dict)
-    """Cache entries: key -> (response blob, latency, created)."""
-    cases: list[tuple[Any, ...]] = field(default_factory=list)
-    """Case rows (parameters of ``_CASE_SQL``)."""
-
-    def __bool__(self) -> bool:
-        return bool(self.cases or self.cache or self.blobs)
-
-
-
-
-class RunStore:
-    """Synchronous on purpose: a commit costs tens of microseconds.
-
-    Outside :meth:`grouped`, every write is committed at once. Inside it (a run), finished
-    cases, blobs and cache entries are collected and committed together (:meth:`flush`);
-    everything that reads the store sees them (pending cache entries and blobs are
-    answered from memory, other reads commit them first).
-    """
+class RunStore(StoreCore):
+    """Runs, their suites and cases, the response cache, and which runs are alive; writes
+    are committed as :class:`~eunomia.store._core.StoreCore` says (grouped in a run)."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self._db = open_store(path)
+        super().__init__(path)
         self._seq: dict[int, int] = {}
-        self._known: set[str] = set()
-        """Blob hashes this process has stored: not compressed and inserted again."""
-        self._beginnings: dict[str, bytes] = {}
-        """The blobs others begin with, read last (:meth:`_beginning`)."""
-        self._grouped = 0
-        self._pending = _Batch()
-        """Writes collected for the next group commit."""
-        self._flush_handle: asyncio.TimerHandle | None = None
-        self._failure: EunomiaError | None = None
-        """A group commit that failed after its cases were handed over: raised by the next
-        call, so the run stops clearly (those cases are not stored; resume asks again)."""
         self._locks = RunLocks(path)
         """The locks of the runs this store runs (created or resumed, not ended yet)."""
 
-    def _error(self, what: str, exc: BaseException) -> EunomiaError:
-        return store_error(self.path, what, exc)
-
     def close(self) -> None:
         try:
-            self.flush()
+            super().close()
         finally:
-            self._db.close()
             self._locks.let_go_all()
-
-    def _write(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
-        self.flush()
-        try:
-            return self._db.execute(sql, params)
-        except sqlite3.Error as exc:
-            raise self._error("cannot write to the run store", exc) from None
-
-    # --- grouped commits ----------------------------------------------------------------------
-    @contextlib.contextmanager
-    def grouped(self) -> Iterator[None]:
-        """Within it, writes made on a running event loop are collected and committed together:
-        :data:`eunomia.defaults.STORE_GROUP_DELAY_S` after the first of them, when
-        :data:`eunomia.defaults.STORE_GROUP_MAX_CASES` cases are pending, when :meth:`flush`
-        is called, and before anything else reads or writes the store. What is pending is
-        committed on the way out, also after an error or Ctrl-C. Without a running loop,
-        writes are committed at once."""
-        self._grouped += 1
-        try:
-            yield
-        finally:
-            self._grouped -= 1
-            if not self._grouped:
-                self.flush()
-
-    def _deferred(self) -> bool:
-        """True when this write may wait for the group's commit (scheduling that commit)."""
-        if not self._grouped:
-            return False
-        if self._failure is not None or \
-                len(self._pending.cases) >= defaults.STORE_GROUP_MAX_CASES:
-            self.flush()  # (raises a failed group commit)
-        if self._flush_handle is None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return False
-            self._flush_handle = loop.call_later(defaults.STORE_GROUP_DELAY_S,
-                                                 self._commit_on_loop)
-        return True
-
-    def _commit_on_loop(self) -> None:
-        self._flush_handle = None
-        try:
-            self.flush()
-        except EunomiaError as exc:  # raised by the next call instead
-            self._failure = self._failure or exc
-
-    def flush(self) -> None:
-        """Commit what is pending, in one transaction. The failure of a group commit made on
-        the loop's own schedule (see :meth:`grouped`) is raised here, once."""
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
-        if self._failure is not None:
-            failure, self._failure = self._failure, None
-            raise failure
-        if self._pending:
-            batch, self._pending = self._pending, _Batch()
-            try:
-                self._commit(batch)
-            except EunomiaError:
-                raise  # not stored (rolled back): resume asks for these cases again
-            except BaseException:
-                self._pending = batch  # interrupted (Ctrl-C): the next flush stores it
-                raise
-
-    def _commit(self, batch: _Batch) -> None:
-        """Write ``batch`` in one transaction."""
-        db = self._db
-        for data in list(batch.blobs.values()):
-            if (begins := shared_beginning(data)) is not None:  # stored once, referred to
-                batch.blobs.setdefault(*begins)
-        try:
-            # IMMEDIATE: the write lock first, waiting for other processes' commits as long as
-            # the busy timeout allows; a deferred transaction that reads first and then writes
-            # fails at once ("database is locked") when another process committed meanwhile
-            db.execute("BEGIN IMMEDIATE")
-            fresh = self._absent(batch.blobs)
-            if fresh:
-                db.executemany(_BLOB_SQL, ((d, compress(batch.blobs[d])) for d in fresh))
-            if batch.cache:
-                db.executemany(_CACHE_SQL, ((k, *v) for k, v in batch.cache.items()))
-            if batch.cases:
-                db.executemany(_CASE_SQL, batch.cases)
-            db.execute("COMMIT")
-        except BaseException as exc:
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.Error):
-                raise self._error("cannot write to the run store", exc) from None
-            raise
-        self._remember(batch.blobs)
-
-    def _remember(self, digests: Iterable[str]) -> None:
-        """Note stored blobs; forgetting is safe (a blob stored twice is ignored by SQLite)."""
-        if len(self._known) >= defaults.STORE_KNOWN_BLOBS_MAX:
-            self._known.clear()
-        self._known.update(digests)
-
-    def _absent(self, blobs: Iterable[str]) -> list[str]:
-        """The hashes among ``blobs`` not stored yet (so only those are compressed)."""
-        todo = [d for d in blobs if d not in self._known]
-        if not todo:
-            return todo
-        stored = {r[0] for r in self._where_in("SELECT hash FROM blobs WHERE hash", todo)}
-        return [d for d in todo if d not in stored]
-
-    def _where_in(self, sql: str, keys: Sequence[str]) -> Iterator[Any]:
-        """The rows of ``sql`` (a query ending in ``WHERE column``) for the rows whose column
-        is one of ``keys``: a query per :data:`_IN_CHUNK` of them."""
-        for i in range(0, len(keys), _IN_CHUNK):
-            part = keys[i:i + _IN_CHUNK]
-            yield from self._db.execute(f"{sql} IN ({','.join('?' * len(part))})", part)
-
-    def _read(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
-        self.flush()
-        return self._db.execute(sql, params)
-
-    # --- blobs ------------------------------------------------------------------------------
-    def put_blob(self, data: bytes) -> str:
-        digest = blob_hash(data)
-        if digest in self._known or digest in self._pending.blobs:
-            return digest
-        if self._deferred():
-            self._pending.blobs[digest] = data
-            return digest
-        self.flush()
-        self._commit(_Batch(blobs={digest: data}))
-        return digest
-
-    def put_json(self, value: Any) -> str:
-        return self.put_blob(json_bytes(value))
-
-    def get_blob(self, digest: str) -> bytes:
-        pending = self._pending.blobs.get(digest)
-        if pending is not None:
-            return pending
-        row = self._db.execute("SELECT data FROM blobs WHERE hash=?", (digest,)).fetchone()
-        if row is None:
-            raise EunomiaError(f"run store {self.path} is missing blob {digest[:12]}")
-        return decompress(row[0], self._beginning)
-
-    def _beginning(self, digest: str) -> bytes:
-        """The blob a stored blob begins with (the exercise of an Athena request): the last
-        few read are kept, since the requests of a scenario share one."""
-        data = self._beginnings.get(digest)
-        if data is None:
-            if len(self._beginnings) >= _BEGINNINGS_KEPT:
-                self._beginnings.pop(next(iter(self._beginnings)))
-            data = self._beginnings[digest] = self.get_blob(digest)
-        return data
-
-    def get_blobs(self, digests: Iterable[str]) -> dict[str, bytes]:
-        """The blobs of ``digests``, a query per :data:`_IN_CHUNK` of them (an export reads a
-        chunk of cases' answers at once); raises like :meth:`get_blob` for a missing one."""
-        out: dict[str, bytes] = {}
-        todo: list[str] = []
-        pending = self._pending.blobs
-        for digest in dict.fromkeys(digests):
-            data = pending.get(digest)
-            if data is None:
-                todo.append(digest)
-            else:
-                out[digest] = data
-        out.update((digest, decompress(data, self._beginning)) for digest, data in self._where_in(
-            "SELECT hash, data FROM blobs WHERE hash", todo))
-        missing = next((d for d in todo if d not in out), None)
-        if missing is not None:
-            raise EunomiaError(f"run store {self.path} is missing blob {missing[:12]}")
-        return out
-
-    def get_json(self, digest: str) -> Any:
-        return orjson.loads(self.get_blob(digest))
 
     # --- runs ---------------------------------------------------------------------------------
     def create_run(self, name: str, kind: str, targets: list[str],
@@ -407,7 +174,7 @@ class RunStore:
         """
         params = self._case_params(run, row)
         deferred = self._deferred()
-        batch = self._pending if deferred else _Batch()
+        batch = self._pending if deferred else Batch()
         for digest, data in blobs:
             if digest not in self._known:
                 batch.blobs.setdefault(digest, data)
@@ -418,11 +185,6 @@ class RunStore:
             self.flush()
             self._commit(batch)
 
-    def has_blob(self, digest: str) -> bool:
-        if digest in self._pending.blobs:
-            return True
-        row = self._read("SELECT 1 FROM blobs WHERE hash=?", (digest,)).fetchone()
-        return row is not None
 
     def _case_params(self, run: RunInfo, row: CaseRow) -> tuple[Any, ...]:
         return (run.id, row.suite, row.target, row.case_name, row.repeat, row.status, row.error,
@@ -506,7 +268,7 @@ class RunStore:
         if self._deferred():
             self._pending.cache[key] = (response, latency_s, now())
             return
-        self._write(_CACHE_SQL, (key, response, latency_s, now()))
+        self._write(CACHE_SQL, (key, response, latency_s, now()))
 
     def cache_put_json(self, key: str, value: Any, latency_s: float | None) -> str:
         """Store ``value`` (as a JSON blob) and a cache entry to it in one transaction;
@@ -514,7 +276,7 @@ class RunStore:
         data = json_bytes(value)
         digest = blob_hash(data)
         deferred = self._deferred()
-        batch = self._pending if deferred else _Batch()
+        batch = self._pending if deferred else Batch()
         if digest not in self._known:
             batch.blobs.setdefault(digest, data)
         batch.cache[key] = (digest, latency_s, now())
