@@ -135,4 +135,4 @@ def test_cases_that_failed_are_errors_with_their_reason(
     assert {(r["outcome"], r["status"], r["score"]) for r in records} == \
         {("error", "failed", None)}
     summary = (tmp_path / "s.md").read_text(encoding="utf-8")
-    assert f"0/{EXAMPLE_CASES} passed, {EXAMPLE_CASES} errors" in summary
+    assert f"0/{EXAMPLE_CASES} passed, {EXAMPLE_CASES} failed" in summary

@@ -58,7 +58,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         for name, args in (
                 ("unscored", ["--model", "http:support-bot", "--judge", "none"]),
                 ("judged", ["--model", "http:support-bot-priced", "--model", "baseline:empty",
-                            "--judge", "http:judge-bot"])):
+                            "--judge", "http:judge-bot",
+                            # the content-free control's judge calls are a run of their own
+                            # (tests/eval_controls); here every judge call is a candidate's
+                            "--controls", "none"])):
             done = run_cli("eval", "suite.yaml", *args, "--run-name", name, cwd=folder,
                            env=WIDE, timeout=120)
             assert done.returncode == 0, done.stdout + done.stderr
@@ -106,6 +109,10 @@ def _number(text: str) -> float:
 
 
 def _interval(text: str) -> tuple[str, str, str]:
+    """(estimate, low, high), or (estimate, "too few", n) below the cases an interval needs."""
+    few = re.fullmatch(r"([\d.]+) \(too few cases to tell, n=(\d+)\)", text.strip())
+    if few:
+        return few.group(1), "too few", few.group(2)
     m = re.fullmatch(r"([\d.]+) \[([\d.]+), ([\d.]+)\]", text.strip())
     assert m, text
     return m.group(1), m.group(2), m.group(3)
@@ -205,7 +212,10 @@ def test_score_and_interval_agree(runs: Runs, viewer: str) -> None:
     mean = _json(runs.folder / "results" / "unscored" / "tasks_results.json")["overall_mean"]
     assert isinstance(mean, dict)
     assert f"{mean['estimate']:.2f}" == estimate == "3.00"
-    assert (f"{mean['low']:.2f}", f"{mean['high']:.2f}") == (low, high)
+    if low == "too few":  # no bounds anywhere, and the same n
+        assert mean["too_few"] is True and mean["low"] is None and str(mean["n"]) == high
+    else:
+        assert (f"{mean['low']:.2f}", f"{mean['high']:.2f}") == (low, high)
     for page in (_report(runs, "unscored"), _get(viewer + "/runs/unscored")):
         (tile,) = [v for k, v in _tiles(page).items() if k.startswith("Judge score")]
         assert _interval(tile) == (estimate, low, high)

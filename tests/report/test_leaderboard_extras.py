@@ -49,4 +49,4 @@ def test_csv_has_the_figures_unrounded() -> None:
 
 def test_no_figure_no_column() -> None:
     text = leaderboard_csv([_row("a")], COLUMNS)
-    assert text.splitlines()[0].endswith("consistency")
+    assert text.splitlines()[0].endswith("consistency,score_too_few")

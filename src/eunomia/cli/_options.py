@@ -48,7 +48,7 @@ class Words(NamedTuple):
 
 
 RUN_WORDS = Words("target", "target", "scenario", "case or scenario/case",
-                  passes=" Passing: fully correct.")
+                  passes=" Passing: fully correct, with every credit expectation met.")
 EVAL_WORDS = Words("model", "models", "suite", "case, suite/case or category/case",
                    passes=" Passing: a mean judge score of at least --pass-score.",
                    retried="connection errors, timeouts, 429, 502-504, an unusable judge "

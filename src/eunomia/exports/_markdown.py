@@ -125,7 +125,10 @@ def _interval(row: LeaderboardRow, digits: int) -> str:
 def _outcome_line(c: Counter[str]) -> str:
     total = sum(c.values())
     parts = [f"{c['passed']}/{total} passed"]
-    parts += [f"{c[k]} {label}" for k, label in (("failed", "failed"), ("error", "errors"),
+    # "failed" as the terminal says it: a case the run could not complete (a CI error); a
+    # case that ran and fell short of the pass rule "did not pass"
+    parts += [f"{c[k]} {label}" for k, label in (("failed", "below the pass rule"),
+                                                  ("error", "failed"),
                                                   ("skipped", "not scored")) if c[k]]
     return ", ".join(parts)
 
