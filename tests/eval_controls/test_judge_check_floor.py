@@ -8,19 +8,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.eval_controls.conftest import EXAMPLE_SUITE, Server
-from tests.judge_check.conftest import invoke
+from tests.judge_check.conftest import invoke, ten_case_suite
 from tests.judge_check_eval.test_eval_judge_check import flat, read_json
 
 from eunomia.kinds._task_suites import FLOOR_CONTROLS
 from eunomia.store import RunStore
 
 SUM = str(EXAMPLE_SUITE / "summarization.yaml")
+"""Its cases twice in the tests (``ten_case_suite``): below 10 cases a verdict is "too few
+cases to tell"."""
 
 
 def test_the_lenient_judge_is_found_lenient_and_the_discriminating_one_not(
         server: Server, tmp_path: Path) -> None:
     results = tmp_path / "results"
-    code, out = invoke("judge-check", SUM, "--judge", "openai:lenient", "--judge",
+    suite = str(ten_case_suite(tmp_path))
+    code, out = invoke("judge-check", suite, "--judge", "openai:lenient", "--judge",
                        "openai:discriminating", "--results", str(results), "--run-name", "jc")
     assert code == 0, out
     text = flat(out)
@@ -59,7 +62,8 @@ def test_the_lenient_judge_is_found_lenient_and_the_discriminating_one_not(
 def test_eval_judge_check_never_calls_a_lenient_judge_trustworthy(
         server: Server, tmp_path: Path) -> None:
     results = tmp_path / "results"
-    code, out = invoke("eval", SUM, "--model", "openai:placeholder", "--judge",
+    suite = str(ten_case_suite(tmp_path))
+    code, out = invoke("eval", suite, "--model", "openai:placeholder", "--judge",
                        "openai:lenient", "--judge-check", "--results", str(results),
                        "--run-name", "ev")
     assert code == 0, out
