@@ -104,7 +104,9 @@ def test_a_generated_scenario_shows_its_mutations_and_what_it_could_detect(
     first = cases[0]
     op = first["Mutations"].split(":", 1)[0]
     assert op and f"op: {op}" in manifest
-    assert list(cases[0])[-1] == "Repeat"
+    columns = list(cases[0])  # Generated and Mutations before Repeat, the points after it
+    assert columns.index("Generated") + 2 == columns.index("Repeat") == \
+        columns.index("Awarded Points") - 1
     # detection by element type, change and operator, each case once
     rows = _csv(folder / "tables" / "element_types.csv")
     groupings = {r["Grouping"] for r in rows}
