@@ -16,7 +16,8 @@ def summarise(out: Path) -> dict[str, object]:
     calls = json.loads((out / "usage.json").read_text())["calls"]
     done = [c for c in calls if c["input_tokens"] is not None]
     seconds = [c["ended_at"] - c["started_at"] for c in calls]
-    [results] = [p for p in (out / "results").iterdir() if (p / "run.json").is_file()]  # not the store's lock folder
+    # the run's folder, not the store's lock folder beside it
+    [results] = [p for p in (out / "results").iterdir() if (p / "run.json").is_file()]
     athena = next(p for p in results.iterdir() if p.is_dir() and p.name.startswith("athena"))
     scenario = next(p for p in athena.iterdir() if p.is_dir())
     summary = json.loads((scenario / "scenario_results.json").read_text())
