@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from eunomia.apollon.mutate._base import Choice, MutationError, Operator, SpecError
+from eunomia.apollon.mutate._base import Apply, Choice, MutationError, Operator, SpecError
 from eunomia.apollon.mutate._doc import Doc, JsonDict
 from eunomia.apollon.mutate._layout import GAP, free_spot, place, route
 from eunomia.apollon.mutate._select import (
@@ -200,15 +200,17 @@ def _retype_task(doc: Doc, spec: OpSpec) -> list[Choice]:
             was = str(element.get(field) or ("default" if field == "taskType" else "none"))
             if was == to:
                 continue
-
-            def apply(d: Doc, rng: random.Random, node: str = node, field: str = field,
-                      to: str = to) -> None:
-                d.elements[node][field] = to
-
             out.append(Choice("retype_task", f"retype_task:{node}:{to}",
                               f"give task {doc.label(node)} {field} {to} instead of {was}",
-                              frozenset({node}), apply))
+                              frozenset({node}), _setting(node, field, to)))
     return out
+
+
+def _setting(node: str, field: str, value: str) -> Apply:
+    """The change that sets ``field`` of element ``node`` to ``value``."""
+    def apply(d: Doc, rng: random.Random) -> None:
+        d.elements[node][field] = value
+    return apply
 
 
 def _check_values(values: Iterable[str], known: Iterable[str], what: str) -> None:
@@ -233,14 +235,9 @@ def _retype_gateway(doc: Doc, spec: OpSpec) -> list[Choice]:
                 if new_type is None or element.get("type") == new_type:
                     continue
                 field, value, was = "type", new_type, str(element.get("type"))
-
-            def apply(d: Doc, rng: random.Random, node: str = node, field: str = field,
-                      value: str = value) -> None:
-                d.elements[node][field] = value
-
             out.append(Choice("retype_gateway", f"retype_gateway:{node}:{to}",
                               f"make gateway {doc.label(node)} {value} instead of {was}",
-                              frozenset({node}), apply))
+                              frozenset({node}), _setting(node, field, value)))
     return out
 
 
