@@ -23,31 +23,64 @@ adapters over these. Every one goes through the one engine
 
 from __future__ import annotations
 
-from eunomia.api._judge_check import (
-    EVAL_SUFFIX,
-    JudgeCheckOutcome,
-    JudgeCheckRequest,
-    check_before_eval,
-    judge_check,
-    judge_check_command,
-    judge_check_for_eval,
-)
-from eunomia.api._pairwise import PairwiseRequest, pairwise, pairwise_command
-from eunomia.api._scenarios import ScenarioRequest, run_command, run_scenarios
-from eunomia.api._tasks import TaskRequest, eval_command, parse_weights, run_tasks
-from eunomia.kinds import Selection
-from eunomia.kinds._task_suites import NO_JUDGE
-from eunomia.kinds.judge_check import JudgeCheckSummary
-from eunomia.kinds.pairwise import PairwiseSummary
-from eunomia.kinds.scenarios import LoadedScenario, ScenarioSummary, load_scenarios
-from eunomia.kinds.tasks import TasksSummary
-from eunomia.run import RunReport, RunRequest, RunResult
-from eunomia.scheduler import RunOptions
+from typing import TYPE_CHECKING, Any
 
-CaseSelection = Selection
-TaskSelection = Selection
-TaskRunReport = RunReport
-load_all = load_scenarios
+from eunomia.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from eunomia.api._judge_check import (
+        EVAL_SUFFIX,
+        JudgeCheckOutcome,
+        JudgeCheckRequest,
+        check_before_eval,
+        judge_check,
+        judge_check_command,
+        judge_check_for_eval,
+    )
+    from eunomia.api._pairwise import PairwiseRequest, pairwise, pairwise_command
+    from eunomia.api._scenarios import ScenarioRequest, run_command, run_scenarios
+    from eunomia.api._tasks import TaskRequest, eval_command, parse_weights, run_tasks
+    from eunomia.kinds import Selection
+    from eunomia.kinds._task_suites import NO_JUDGE
+    from eunomia.kinds.judge_check import JudgeCheckSummary
+    from eunomia.kinds.pairwise import PairwiseSummary
+    from eunomia.kinds.scenarios import LoadedScenario, ScenarioSummary, load_scenarios
+    from eunomia.kinds.tasks import TasksSummary
+    from eunomia.run import RunReport, RunRequest, RunResult
+    from eunomia.scheduler import RunOptions
+
+    CaseSelection = Selection
+    TaskSelection = Selection
+    TaskRunReport = RunReport
+    load_all = load_scenarios
+
+# lazy: a command loads the kind it runs, not the other three (``eunomia eval`` would
+# otherwise load the SGI scenarios, Apollon and Athena)
+_lazy = lazy_names(__name__, {
+    "_judge_check": ("EVAL_SUFFIX", "JudgeCheckOutcome", "JudgeCheckRequest",
+                     "check_before_eval", "judge_check", "judge_check_command",
+                     "judge_check_for_eval"),
+    "_pairwise": ("PairwiseRequest", "pairwise", "pairwise_command"),
+    "_scenarios": ("ScenarioRequest", "run_command", "run_scenarios"),
+    "_tasks": ("TaskRequest", "eval_command", "parse_weights", "run_tasks"),
+    "eunomia.kinds": ("Selection",),
+    "eunomia.kinds._task_suites": ("NO_JUDGE",),
+    "eunomia.kinds.judge_check": ("JudgeCheckSummary",),
+    "eunomia.kinds.pairwise": ("PairwiseSummary",),
+    "eunomia.kinds.scenarios": ("LoadedScenario", "ScenarioSummary", "load_scenarios"),
+    "eunomia.kinds.tasks": ("TasksSummary",),
+    "eunomia.run": ("RunReport", "RunRequest", "RunResult"),
+    "eunomia.scheduler": ("RunOptions",),
+})
+_ALIASES = {"CaseSelection": "Selection", "TaskSelection": "Selection",
+            "TaskRunReport": "RunReport", "load_all": "load_scenarios"}
+
+
+def __getattr__(name: str) -> Any:
+    value = _lazy(_ALIASES.get(name, name))
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "EVAL_SUFFIX",

@@ -112,6 +112,8 @@ class _Matcher:
         """Case id -> solution id."""
         self.how: dict[str, ChangeKind | None] = {}
         """Solution id -> how it was matched (None: the same element)."""
+        self.depths = {doc: _depths(doc) for doc in (sol, case)}
+        """Each element's depth below the top (0: not contained), per diagram."""
 
     def where(self, doc: Doc, i: str) -> str:
         """The name of what contains an element, for people."""
@@ -135,8 +137,9 @@ class _Matcher:
         equal, nearest boxes first; ``near``: only boxes closer than this many times their
         size."""
         def free(doc: Doc, taken: dict[str, str]) -> list[str]:
+            depths = self.depths[doc]
             return [i for i in doc.elements if i not in taken
-                    and (depth is None or sum(1 for _ in doc.ancestors(i)) == depth)]
+                    and (depth is None or depths[i] == depth)]
 
         by_key: dict[Any, list[str]] = {}
         for c in free(self.case, self.back):
@@ -163,8 +166,8 @@ class _Matcher:
             self.how[s] = how
 
 
-def _depth(doc: Doc) -> int:
-    return max((sum(1 for _ in doc.ancestors(i)) for i in doc.elements), default=0)
+def _depths(doc: Doc) -> dict[str, int]:
+    return {i: sum(1 for _ in doc.ancestors(i)) for i in doc.elements}
 
 
 def _match(sol: Doc, case: Doc) -> _Matcher:
@@ -173,7 +176,8 @@ def _match(sol: Doc, case: Doc) -> _Matcher:
     def named(d: Doc, i: str) -> str | None:
         return d.name(i) or None
 
-    for depth in range(max(_depth(sol), _depth(case)) + 1):
+    deepest = max((d for depths in m.depths.values() for d in depths.values()), default=0)
+    for depth in range(deepest + 1):
         m.round(lambda d, i: (_type(d.elements[i]), d.name(i), m.owner_key(d, i)), None, depth)
         m.round(lambda d, i: (_family(_type(d.elements[i])), named(d, i), m.owner_key(d, i))
                 if named(d, i) else None, "retyped", depth)

@@ -34,7 +34,7 @@ def runs(
         help="Run store (SQLite).", show_default="<results>/eunomia.db")] = None,
 ) -> None:
     """List the runs in the store."""
-    from eunomia.kinds import kind_named
+    from eunomia.kinds import kind_entry
     from eunomia.store import status_text
 
     out = console()
@@ -53,12 +53,12 @@ def runs(
             table.add_row(
                 escape(run.name), run.created[:19].replace("T", " "), escape(suites),
                 escape(", ".join(run.targets)),
-                escape(status_text(run, kind_named(run.kind).command)), str(totals.cases),
+                escape(status_text(run, kind_entry(run.kind).command)), str(totals.cases),
                 str(totals.failed) + (f" +{totals.invalid} invalid" if totals.invalid else ""),
                 str(totals.unscored),
                 "per target (report)" if len(run.targets) > 1 else "-"
                 if totals.mean_score is None
-                else f"{totals.mean_score:.{kind_named(run.kind).columns.score_digits}f}",
+                else f"{totals.mean_score:.{kind_entry(run.kind).score_digits}f}",
                 "-" if totals.cost is None else f"{totals.cost:.4f}",
                 "-" if totals.duration_s is None else f"{totals.duration_s:.1f} s",
             )

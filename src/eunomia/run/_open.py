@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from eunomia.errors import EunomiaError
-from eunomia.kinds import kind_named
+from eunomia.kinds import kind_entry
 from eunomia.store import RunInfo, RunStore
 
 
@@ -19,7 +19,7 @@ def open_run(store: RunStore, kind: str, run_name: str, targets: Sequence[str],
     run = store.require_run(run_name)
     if run.kind != kind:
         raise EunomiaError(f"run {run_name!r} is a {run.kind} run; resume it with "
-                           f"'eunomia {kind_named(run.kind).command} --resume'")
+                           f"'eunomia {kind_entry(run.kind).command} --resume'")
     if run.targets != list(targets):
         raise EunomiaError(f"run {run_name!r} was made with {run.targets}, not {list(targets)}")
     store.set_run_status(run, "running")

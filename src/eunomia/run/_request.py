@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from eunomia import defaults
 from eunomia.errors import EunomiaError
-from eunomia.kinds import Selection, Summary, Summary_co, kind_named
+from eunomia.kinds import Selection, Summary, Summary_co, kind_entry
 from eunomia.limits import check_positive, check_run_name
 from eunomia.run._engine import RequestArgs, RunReport
 from eunomia.run._outputs import CiOutputs, ci_outputs, write_report_outputs
@@ -49,7 +49,7 @@ def run_to_resume(store_path: Path, name: str, kind: str) -> RunInfo:
         db.close()
     if info.kind != kind:
         raise EunomiaError(f"run {name!r} is a {info.kind} run; resume it with "
-                           f"'eunomia {kind_named(info.kind).command} --resume {name}'")
+                           f"'eunomia {kind_entry(info.kind).command} --resume {name}'")
     return info
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from eunomia import defaults
 from eunomia.compare import Comparison, compare_runs
 from eunomia.errors import EunomiaError
-from eunomia.kinds import kind_named
+from eunomia.kinds import kind_entry, kind_named
 from eunomia.report.html import (
     RunReport,
     build_run_report,
@@ -33,7 +33,7 @@ def run_report(store: RunStore, run: RunInfo | str, *,
 def score_digits(kind: str) -> int:
     """The decimals a run kind's score is shown with (1 for a kind not known here)."""
     try:
-        return kind_named(kind).columns.score_digits
+        return kind_entry(kind).score_digits
     except EunomiaError:
         return 1
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from eunomia.kinds import Exported, Kind, RunMemo, Validation, guarded_rows
+from eunomia.kinds import KINDS, Exported, Kind, RunMemo, Validation, guarded_rows
 from eunomia.kinds._task_suites import validate_suites
 from eunomia.kinds.judge_check._files import export_judge_check, judge_summary
 from eunomia.kinds.judge_check._records_out import judge_check_records
@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from eunomia.report.html import CostBook, GroupReport
     from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
-JUDGE_CHECK_COLUMNS = Columns("Judge", "AUC good vs bad (95% CI)", 3, "Judge cost",
+JUDGE_CHECK_COLUMNS = Columns("Judge", "AUC good vs bad (95% CI)",
+                              KINDS["judge_check"].score_digits, "Judge cost",
                               "Krippendorff α", detection=False,
                               score_label="Judge score (0-5)")
 """The leaderboard ranks judges by AUC; a stored row's score (the report's mean scores) is
@@ -37,7 +38,7 @@ class JudgeCheckKind(Kind[JudgeCheckSummary]):
 
     name = "judge_check"
     title = "judge check"
-    command = "judge-check"
+    command = KINDS["judge_check"].command
     columns = JUDGE_CHECK_COLUMNS
     compare_score = ("Judge score (0-5)", "score")
     pass_rule = "a judge check is read from its AUC"

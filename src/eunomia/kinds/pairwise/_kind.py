@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from eunomia.kinds import Exported, Kind, RunMemo, Validation, guarded_rows
+from eunomia.kinds import KINDS, Exported, Kind, RunMemo, Validation, guarded_rows
 from eunomia.kinds._task_suites import validate_suites
 from eunomia.kinds.pairwise._files import export_pairwise, pairwise_summary
 from eunomia.kinds.pairwise._records_out import pairwise_records
@@ -32,7 +32,7 @@ class PairwiseKind(Kind[PairwiseSummary]):
 
     name = "pairwise"
     title = "pairwise comparison"
-    command = "eval --pairwise"
+    command = KINDS["pairwise"].command
     columns = PAIRWISE_COLUMNS
     compare_score = ("Second model's value (0-1)", "score")
     pass_rule = "a pairwise comparison passes when the second model does not lose it"

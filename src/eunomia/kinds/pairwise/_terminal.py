@@ -7,11 +7,13 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from eunomia.kinds import KINDS
 from eunomia.kinds.pairwise._summary import PairwiseSummary, Rates, SideFigures, flipped
 from eunomia.report import Columns, LeaderboardRow, print_leaderboard, rank
 from eunomia.stats import Interval, ci_text
 
-PAIRWISE_COLUMNS = Columns("Model", "Preference over the other (95% CI)", 2, "Candidate cost",
+PAIRWISE_COLUMNS = Columns("Model", "Preference over the other (95% CI)",
+                           KINDS["pairwise"].score_digits, "Candidate cost",
                            "Order consistency", detection=False,
                            score_label="Second model's value (0-1)")
 """The leaderboard ranks the two candidates by their preference over each other; a stored

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from eunomia import defaults
-from eunomia.kinds import Exported, Kind, Validation
+from eunomia.kinds import KINDS, Exported, Kind, Validation
 from eunomia.kinds.scenarios._compare import ScenarioFacts, definition_changes
 from eunomia.kinds.scenarios._export import export_scenarios
 from eunomia.kinds.scenarios._records_out import scenario_records
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from eunomia.report.html import CostBook, GroupReport
     from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
-SCENARIO_COLUMNS = Columns("Target", "Score % (95% CI)", 1, "Cost", "Fleiss κ",
-                           detection=True, score_label="Score %")
+SCENARIO_COLUMNS = Columns("Target", "Score % (95% CI)", KINDS["scenarios"].score_digits,
+                           "Cost", "Fleiss κ", detection=True, score_label="Score %")
 
 
 class ScenarioKind(Kind[ScenarioSummary]):
@@ -40,7 +40,7 @@ class ScenarioKind(Kind[ScenarioSummary]):
 
     name = "scenarios"
     title = "SGI scenario"
-    command = "run"
+    command = KINDS["scenarios"].command
     columns = SCENARIO_COLUMNS
     compare_score = SCORE
     detects = True

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from eunomia.kinds import Exported, Kind, RunMemo, Validation, guarded_rows
+from eunomia.kinds import KINDS, Exported, Kind, RunMemo, Validation, guarded_rows
 from eunomia.kinds._task_suites import holds_suites, validate_suites
 from eunomia.kinds.tasks._files import export_tasks, stored_summary
 from eunomia.kinds.tasks._records_out import task_records
@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     from eunomia.report.html import CostBook, GroupReport
     from eunomia.store import CaseRow, RunInfo, RunStore, SuiteInfo
 
-TASK_COLUMNS = Columns("Model", "Judge score 0-5 (95% CI)", 2, "Candidate cost",
-                       "Krippendorff α", detection=False, score_label="Judge score (0-5)")
+TASK_COLUMNS = Columns("Model", "Judge score 0-5 (95% CI)", KINDS["tasks"].score_digits,
+                       "Candidate cost", "Krippendorff α", detection=False,
+                       score_label="Judge score (0-5)")
 
 
 class TaskKind(Kind[TasksSummary]):
@@ -31,7 +32,7 @@ class TaskKind(Kind[TasksSummary]):
 
     name = "tasks"
     title = "judged task suite"
-    command = "eval"
+    command = KINDS["tasks"].command
     columns = TASK_COLUMNS
     compare_score = ("Judge score (0-5)", "score")
 
