@@ -73,9 +73,13 @@ async def read_body(response: aiohttp.ClientResponse, what: str) -> bytes:
     names the system in the reason."""
     limit = response_limit()
     declared = response.content_length
-    if declared is not None and declared > limit:
-        response.close()
-        raise too_large(what, limit, declared)
+    if declared is not None:
+        if declared > limit:
+            response.close()
+            raise too_large(what, limit, declared)
+        # within the limit as declared, and the connection delivers no more than it
+        # declares (a shorter body is an error there): read at once
+        return await response.read()
     body = bytearray()  # one buffer grown in place: no pieces to fragment the heap
     async for chunk in capped(response, what, limit):
         body += chunk

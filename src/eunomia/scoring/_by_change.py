@@ -11,16 +11,16 @@ few of them to tell (``Interval.too_few``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
-from typing import Literal
+from typing import Literal, Protocol
 
 from eunomia import defaults
 from eunomia.apollon import DiagramDiff, DiagramError, diff_diagrams
 from eunomia.athena import AthenaFeedback
 from eunomia.scenarios import Scenario, TestCase
-from eunomia.scoring._outcome import CaseOutcome
+from eunomia.scoring._sgi import CaseScore
 from eunomia.stats import Interval, bootstrap_mean_ci
 
 Grouping = Literal["element_type", "change", "operator"]
@@ -86,21 +86,50 @@ class ChangeRow:
         return None if rate is None else 1.0 - rate
 
 
+class ScoredCase(Protocol):
+    """What detection by change and localization read of an outcome
+    (:class:`~eunomia.scoring.CaseOutcome` is one; a summary fed one case at a time keeps
+    a :class:`KeptCase` instead)."""
+
+    @property
+    def case(self) -> str: ...
+    @property
+    def repeat(self) -> int: ...
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def score(self) -> CaseScore | None: ...
+    @property
+    def feedback(self) -> Sequence[AthenaFeedback]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class KeptCase:
+    """A scored outcome as detection by change keeps it: no answer, and only the feedback
+    items on its case's changed instructions (what localization reads)."""
+
+    case: str
+    repeat: int
+    score: CaseScore
+    feedback: tuple[AthenaFeedback, ...]
+    ok: bool = True
+
+
 @dataclass(slots=True)
 class _Acc:
     shares: list[float] = field(default_factory=list)
     generated: int = 0
 
 
-def _per_case(outcomes: Iterable[CaseOutcome]) -> dict[str, list[CaseOutcome]]:
-    by: dict[str, list[CaseOutcome]] = {}
+def _per_case(outcomes: Iterable[ScoredCase]) -> dict[str, list[ScoredCase]]:
+    by: dict[str, list[ScoredCase]] = {}
     for o in outcomes:
         if o.ok and o.score is not None and o.score.labelled:
             by.setdefault(o.case, []).append(o)
     return by
 
 
-def rates_by_change(scenario: Scenario, outcomes: Iterable[CaseOutcome],
+def rates_by_change(scenario: Scenario, outcomes: Iterable[ScoredCase],
                     diffs: Mapping[str, DiagramDiff]) -> list[ChangeRow]:
     """Detection and miss rates per element type, kind of change and operator, over the
     scored cases of one scenario and target (``diffs``: :func:`case_diffs`). Rows by
@@ -157,7 +186,7 @@ def named_elements(item: AthenaFeedback) -> set[str]:
     return out
 
 
-def localization(scenario: Scenario, outcomes: Iterable[CaseOutcome],
+def localization(scenario: Scenario, outcomes: Iterable[ScoredCase],
                  diffs: Mapping[str, DiagramDiff]) -> list[LocalizationRow]:
     """Per element type: the feedback items on the cases' changed instructions, how many
     name an element and how many name a changed one. Most items first."""

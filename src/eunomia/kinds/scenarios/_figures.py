@@ -6,7 +6,7 @@ by element type, kind of change and operator (:class:`ChangeBook`), with localiz
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Any
 
 from eunomia.apollon import DiagramDiff
@@ -16,6 +16,7 @@ from eunomia.scenarios import Scenario
 from eunomia.scoring import (
     CaseOutcome,
     ChangeRow,
+    KeptCase,
     LocalizationRow,
     case_diff,
     localization,
@@ -115,7 +116,7 @@ class ChangeBook:
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
-        self._outcomes: list[CaseOutcome] = []
+        self._outcomes: list[KeptCase] = []
         self._requests: dict[str, str | None] = {}
 
     def add(self, outcome: CaseOutcome) -> None:
@@ -123,8 +124,8 @@ class ChangeBook:
             return
         case = self.scenario.case_named(outcome.case)
         changed = case.diff_instructions if case is not None else frozenset()
-        self._outcomes.append(replace(outcome, raw=None, feedback=[
-            f for f in outcome.feedback if f.structured_grading_instruction_id in changed]))
+        self._outcomes.append(KeptCase(outcome.case, outcome.repeat, outcome.score, tuple(
+            f for f in outcome.feedback if f.structured_grading_instruction_id in changed)))
         self._requests.setdefault(outcome.case, outcome.request_hash)
 
     def diffs(self, store: RunStore | None) -> dict[str, DiagramDiff]:
