@@ -194,6 +194,7 @@ def agreement_rows(s: TasksSummary) -> list[dict[str, Any]]:
     if a is None:
         return []
     return [
+        {"metric": "scored_by", "value": s.scorer.lower()},  # the judge_human_* rows: its score
         {"metric": "judge_repeats", "value": a.judge_repeats},
         {"metric": "answers_scored_repeatedly", "value": a.answers},
         {"metric": "krippendorff_alpha_interval", "value": _num(a.alpha)},
@@ -343,6 +344,7 @@ def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False,
             "repeats": rc.repeats, "alpha": rc.alpha, "icc": rc.icc,
             "cases": LIST_HERE if streamed else [repeat_case_json(c) for c in rc.cases]},
         "judge_agreement": None if a is None else {
+            "scored_by": s.scorer.lower(),  # with --judge none, the checks are set beside people
             "judge_repeats": a.judge_repeats, "answers": a.answers, "alpha": a.alpha,
             "icc": a.icc, "human_cases": a.human_cases, "qwk": a.qwk, "mad": a.mad,
             "qwk_text": qwk_text(s),
