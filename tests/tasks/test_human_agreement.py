@@ -223,3 +223,7 @@ def test_without_a_judge_the_checks_are_what_is_set_beside_people(tmp_path: Path
     html = (folder / "report.html").read_text(encoding="utf-8")
     assert "Checks vs human scores, whole run" in html and expected.text() in html
     assert "Judge vs human" not in html
+    # the mean and what a comparison could detect are the checks' score's too
+    assert "Mean checks&#39; score [95% CI], whole run" in html
+    assert _md("Mean checks' score (0-5) [95% CI]") in md and "judge score" not in md
+    assert "points of the checks' score (0-5)" in out and "judge points" not in out

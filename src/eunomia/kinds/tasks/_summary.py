@@ -176,6 +176,11 @@ class TasksSummary:
         (each case's score is then its checks', round(5 x passed / total))."""
         return "Checks" if self.judge == NO_JUDGE else "Judge"
 
+    @property
+    def score_name(self) -> str:
+        """``judge score``, or with ``--judge none`` ``checks' score``."""
+        return "judge score" if self.scorer == "Judge" else "checks' score"
+
     power: Power | None = None
     """What a future comparison of these cases could detect: the minimum detectable change
     of the mean judge score at 80% power, planned from the spread of the case scores

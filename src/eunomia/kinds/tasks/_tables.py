@@ -271,11 +271,13 @@ PROB_LABEL = "Judge score, probability-weighted (G-Eval)"
 
 
 def power_text(s: TasksSummary) -> str:
-    """What a future comparison of these cases could detect on the mean judge score."""
+    """What a future comparison of these cases could detect on the mean judge score (with
+    ``--judge none``, the checks')."""
     p = s.power
     if p is None or p.too_few or p.mde is None:
         return too_few_text(0 if p is None else p.n)
-    return (f"{p.mde:.2f} judge points (0-5) at {100 * p.power:.0f}% power, alpha "
+    unit = "judge points" if s.scorer == "Judge" else "points of the checks' score"
+    return (f"{p.mde:.2f} {unit} (0-5) at {100 * p.power:.0f}% power, alpha "
             f"{p.alpha:g}, for a future comparison of {p.n} cases (sd {p.sd or 0.0:.2f} of "
             "the case scores)")
 
