@@ -157,8 +157,9 @@ def test_per_case_classification(worse: Comparison) -> None:
     assert {n for n, k in kinds.items() if k == "regressed"} == {*MISSED, "perfect_solution"}
     assert [n for n, k in kinds.items() if k == "newly_failed"] == ["extra_class"]
     assert sorted(n for n, k in kinds.items() if k == "unchanged") == UNCHANGED
-    assert worse.counts() == {"regressed": 9, "newly_failed": 1, "improved": 0, "fixed": 0,
-                              "unchanged": 4, "only_in_a": 0, "only_in_b": 0}
+    assert worse.counts() == {"regressed": 9, "newly_failed": 1, "newly_unscored": 0,
+                              "improved": 0, "fixed": 0, "newly_scored": 0, "unchanged": 4,
+                              "only_in_a": 0, "only_in_b": 0}
     for name, score in MISSED.items():
         case = _case(worse, name)
         assert (case.a_score, case.a_detected, case.b_detected) == (100.0, True, False)
@@ -394,7 +395,7 @@ def test_terminal_output(worse: Comparison) -> None:
 
 def test_json_model(worse: Comparison) -> None:
     data = json.loads(json.dumps(comparison_to_json(worse)))
-    assert data["format"] == 1 and data["kind"] == "scenarios"
+    assert data["format"] == 2 and data["kind"] == "scenarios"
     assert data["verdict"]["regression"] is True
     assert data["counts"]["regressed"] == 9
     metrics = data["overall"]["metrics"]

@@ -178,3 +178,68 @@ def test_runs_that_cannot_be_compared(db: RunStore) -> None:
         compare_runs(db, a, db, db.require_run("other"))
     with pytest.raises(EunomiaError, match="allowed new failures"):
         compare_runs(db, a, db, a, max_new_failures=-1)
+
+
+NO_SCORE = "no checks and --judge none"
+
+
+def _unscored_runs(db: RunStore, *, max_new_failures: int = 0) -> Comparison:
+    """A: twelve cases scored 3.0. B: the same model, ten scored 3.0, u1 unscored in both
+    repeats, f1 failed in one repeat and unscored in the other (a failure: not every repeat
+    was unscored), and w0 unscored in A and scored in B."""
+    a_rows = [_row(f"c{i:02d}", 3.0) for i in range(10)]
+    a_rows += [_row("u1", 4.0), _row("f1", 4.0),
+               _row("w0", None, status="unscored", error=NO_SCORE)]
+    b_rows = [_row(f"c{i:02d}", 3.0, repeat=r) for i in range(10) for r in (0, 1)]
+    b_rows += [_row("u1", None, status="unscored", error=NO_SCORE, repeat=r) for r in (0, 1)]
+    b_rows += [_row("f1", None, status="failed", error="HTTP 500"),
+               _row("f1", None, status="unscored", error=NO_SCORE, repeat=1)]
+    b_rows += [_row("w0", 2.0, repeat=r) for r in (0, 1)]
+    a = _run(db, "ua", a_rows)
+    b = _run(db, "ub", b_rows, repeats=2)
+    return compare_runs(db, a, db, b, max_new_failures=max_new_failures)
+
+
+def test_unscored_in_b_is_its_own_change_and_a_warning(db: RunStore) -> None:
+    c = _unscored_runs(db, max_new_failures=1)
+    kinds = {x.case: x.change for x in c.cases}
+    assert (kinds["u1"], kinds["f1"], kinds["w0"]) == ("newly_unscored", "newly_failed",
+                                                       "newly_scored")
+    counts = c.counts()
+    assert (counts["newly_unscored"], counts["newly_failed"], counts["newly_scored"],
+            counts["fixed"], counts["unchanged"]) == (1, 1, 1, 0, 10)
+    # the failures metric agrees: f1 is the one newly failed case, u1 is not one
+    assert (c.overall.failures.regressions, c.overall.failures.fixes) == (1, 0)
+    assert c.overall.unscored is not None
+    assert (c.overall.unscored.a, c.overall.unscored.b) == (1, 3)
+    # one new failure is allowed: no regression, but the verdict warns of the unscored case
+    assert not c.verdict.regression and c.verdict.kind == "no_significant_change"
+    assert c.verdict.warned
+    (signal,) = c.verdict.signals
+    assert (signal.kind, signal.regression, signal.warning) == ("new_unscored", False, True)
+    assert "1 case(s) scored in A could not be scored in B" in c.verdict.summary
+    assert (f"1 case(s) scored in A are unscored in B, not failed ({NO_SCORE}); left out of "
+            "the score test: summaries/u1") in c.warnings
+    assert (f"1 case(s) scored in B are unscored in A, not failed ({NO_SCORE}); left out of "
+            "the score test: summaries/w0") in c.warnings
+    data = comparison_to_json(c)
+    assert data["format"] == 2 and data["verdict"]["warning"] is True
+    assert (data["counts"]["newly_unscored"], data["counts"]["newly_scored"]) == (1, 1)
+    assert data["verdict"]["signals"][0]["warning"] is True
+    console = Console(record=True, width=160, color_system=None)
+    print_comparison(console, c)
+    text = console.export_text()
+    assert "1 newly failed, 1 newly unscored, 1 newly scored, 10 unchanged" in text
+    unscored = text.split("Newly unscored (1)")[1].split("Newly scored")[0]
+    assert "u1" in unscored and f"unscored (not failed): {NO_SCORE}" in unscored
+    assert "f1" not in unscored and "HTTP 500" in text.split("Newly failed (1)")[1]
+    assert "unscored in A: " + NO_SCORE in text.split("Newly scored (1)")[1]
+
+
+def test_a_newly_unscored_case_never_fails_the_gate(db: RunStore) -> None:
+    c = _unscored_runs(db)  # no new failure allowed: f1 is a regression, u1 never is
+    assert c.verdict.regression
+    assert [(s.kind, s.regression) for s in c.verdict.signals] == [
+        ("new_failures", True), ("new_unscored", False)]
+    assert "1 case(s) scored in A failed in B" in c.verdict.summary
+    assert "could not be scored in B" in c.verdict.summary

@@ -136,3 +136,33 @@ def test_runs_that_cannot_be_labelled(served: FakeLLM, suite: Path, tmp_path: Pa
     shutil.move(tmp_path / "suites", tmp_path / "elsewhere")
     with pytest.raises(EunomiaError, match="run eunomia label from the folder eval ran in"):
         RunBook(store, "first")
+
+
+async def test_a_run_without_a_judge_sets_the_checks_beside_the_labellers(
+        suite: Path, tmp_path: Path, client_of: Callable[..., Client],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``eval --judge none``: each answer's score is its checks'; the label server says the
+    checks (not a judge) are what the labellers are compared with."""
+    monkeypatch.chdir(tmp_path)  # the suite path as eval was given it
+    got = run_cli("eval", "suites/summarization.yaml", "--model", "baseline:reference",
+                  "--judge", "none", "--results", "results", "--run-name", "checked",
+                  cwd=tmp_path, timeout=120)
+    assert got.returncode == 0, got.stdout + got.stderr
+    book = RunBook(tmp_path / "results" / "eunomia.db", "checked")
+    assert (book.scorer, book.scorer_score) == ("the checks", "the checks' score")
+    scored = next(a for a in book.answers if a.judge_score is not None)
+    path = "/cases/" + scored.key.replace("/", "%2F")
+    async with client_of(book, labeller="anna") as client:
+        index = await (await client.get("/")).text()
+        assert "Nobody has scored an answer the checks scored yet." in index
+        assert "what eval compares with the checks&#39; score" in index
+        assert "judge" not in index.split('id="agreement"')[1]
+        page = await (await client.get(path)).text()
+        resp = await client.post(path, data=_score(token_of(page), 3), allow_redirects=False)
+        assert resp.status == 303
+        page = await (await client.get(path)).text()
+        assert '<th scope="row">the checks</th>' in page
+        assert '<th scope="row">the judge</th>' not in page
+        index = await (await client.get("/")).text()
+        assert "The checks against the labellers" in index
+        assert "Over the answers both the checks and the labeller scored" in index

@@ -64,10 +64,15 @@ def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
         yield fake
 
 
+def _md(text: str) -> str:
+    """As the Markdown summary writes it (brackets escaped)."""
+    return text.replace("[", "\\[").replace("]", "\\]")
+
+
 def _eval(folder: Path, suite: Path, run: str) -> str:
     got = run_cli("eval", suite, "--model", "openai:fake-candidate", "--judge",
                   "openai:fake-judge", "--results", "results", "--run-name", run,
-                  cwd=folder, env={"COLUMNS": "200"}, timeout=120)
+                  "--summary-md", f"{run}.md", cwd=folder, env={"COLUMNS": "200"}, timeout=120)
     assert got.returncode == 0, got.stdout + got.stderr
     return " ".join(got.stdout.split())
 
@@ -85,7 +90,9 @@ def test_labelled_scores_give_kappa_with_an_interval_in_every_output(
     kappa = f"{expected:.2f} [{got.qwk.low:.2f}, {got.qwk.high:.2f}]"
     assert f"Judge vs human: quadratic-weighted kappa [95% CI] │ {kappa}" in out
     assert f"Judge vs human: mean absolute difference │ {mad:.3f}" in out
-    assert "Cases with a human score │ 12" in out
+    assert "Cases with a human score │ 12" in out and "Judge reliability" in out
+    md = (tmp_path / "twelve.md").read_text(encoding="utf-8")
+    assert f"Judge vs human scores: quadratic-weighted kappa {_md(kappa)}" in md
     folder = tmp_path / "results" / "twelve"
     rows = {r["metric"]: r["value"] for r in csv.DictReader(
         (folder / "tables" / "judge_agreement.csv").open(encoding="utf-8"))}
@@ -94,6 +101,7 @@ def test_labelled_scores_give_kappa_with_an_interval_in_every_output(
     assert float(rows["judge_human_kappa_ci_low"]) == pytest.approx(got.qwk.low, abs=1e-4)
     assert float(rows["judge_human_kappa_ci_high"]) == pytest.approx(got.qwk.high, abs=1e-4)
     assert rows["judge_human_agreement"].startswith(f"quadratic-weighted kappa {kappa}")
+    assert rows["scored_by"] == "judge"
     summary = json.loads((folder / "tasks_results.json").read_text(encoding="utf-8"))
     agreement = summary["judge_agreement"]
     assert agreement["human_cases"] == 12
@@ -174,3 +182,48 @@ def test_eval_of_another_candidate_says_the_people_scored_other_answers(
     same = run_cli("eval", suite, "--model", "openai:fake-candidate", "--judge",
                    "openai:fake-judge", "--results", "results", cwd=tmp_path, timeout=120)
     assert same.returncode == 0 and "rated other answers" not in same.stdout + same.stderr
+
+
+def test_without_a_judge_the_checks_are_what_is_set_beside_people(tmp_path: Path) -> None:
+    """``--judge none``: each case's score is its checks' (round(5 x passed / total)), so the
+    agreement with the human scores is the checks', and every view says so: the terminal,
+    the Markdown summary, the tables, the JSON summary and the report (no "Judge vs human")."""
+    suite = _suite(tmp_path, 12)
+    data = yaml.safe_load(suite.read_text(encoding="utf-8"))
+    for i, case in enumerate(data["test_cases"]):  # 5 when i % 3 == 0, else 2
+        case["checks"] = [{"contains": "Item"}, *[{"contains": "zzz"}] * (i % 3)]
+    suite.write_text(yaml.safe_dump(data), encoding="utf-8")
+    got = run_cli("eval", suite, "--model", "baseline:reference", "--judge", "none",
+                  "--results", "results", "--run-name", "checked", "--summary-md", "sum.md",
+                  cwd=tmp_path, env={"COLUMNS": "200"}, timeout=120)
+    assert got.returncode == 0, got.stdout + got.stderr
+    out = " ".join(got.stdout.split())
+    checks = [5 if i % 3 == 0 else 2 for i in range(12)]
+    expected = human_agreement([float(h) for h in HUMAN], [float(c) for c in checks])
+    assert expected is not None and expected.qwk is not None
+    assert "Reliability of the checks' score (no judge)" in out
+    assert ("Checks vs human: quadratic-weighted kappa [95% CI] │ "
+            f"{expected.kappa_text()}") in out
+    assert f"Checks vs human: mean absolute difference │ {expected.mad:.3f}" in out
+    assert "Judge vs human" not in out and "Judge reliability" not in out
+    # people scored openai:fake-candidate's answers, not the baseline's: said, of the checks
+    assert "'Checks vs human' compares the checks' score of one answer" in out
+    md = (tmp_path / "sum.md").read_text(encoding="utf-8")
+    assert f"Checks vs human scores: {_md(expected.text())}" in md
+    assert "Judge vs human" not in md
+    folder = tmp_path / "results" / "checked"
+    rows = {r["metric"]: r["value"] for r in csv.DictReader(
+        (folder / "tables" / "judge_agreement.csv").open(encoding="utf-8"))}
+    assert rows["scored_by"] == "checks"
+    summary = json.loads((folder / "tasks_results.json").read_text(encoding="utf-8"))
+    assert summary["judge_agreement"]["scored_by"] == "checks"
+    assert summary["judge_agreement"]["human_agreement"] == expected.text()
+    report = run_cli("report", "checked", "--results", "results", cwd=tmp_path, timeout=120)
+    assert report.returncode == 0, report.stdout + report.stderr
+    html = (folder / "report.html").read_text(encoding="utf-8")
+    assert "Checks vs human scores, whole run" in html and expected.text() in html
+    assert "Judge vs human" not in html
+    # the mean and what a comparison could detect are the checks' score's too
+    assert "Mean checks&#39; score [95% CI], whole run" in html
+    assert _md("Mean checks' score (0-5) [95% CI]") in md and "judge score" not in md
+    assert "points of the checks' score (0-5)" in out and "judge points" not in out

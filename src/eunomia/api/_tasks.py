@@ -216,7 +216,8 @@ def eval_command(what: TaskRequest, run: RunRequest,
         raise EunomiaError(f"no test case matches {', '.join(run.case)}")
     config = load_config()
     candidates = [e.resolve(config) for e in what.models]
-    for warning in scored_other_answers(suites, [name for name, _ in candidates]):
+    for warning in scored_other_answers(suites, [name for name, _ in candidates],
+                                        judged=not no_judge):
         out.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
     judge_spec = None if no_judge else scoring_judge(resolve_spec(what.judge, config),
                                                      feedback=what.judge_feedback)

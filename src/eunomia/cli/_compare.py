@@ -73,6 +73,7 @@ def compare(
     McNemar. Cost, latency.
 
     Regression: B significantly worse on score or detection, or > --max-new-failures.
+    Cases scored in A and unscored in B (newly unscored): a warning, never a regression.
 
     Exit codes: 0 compared; 1 regression with --fail-on-regression; 2 usage error.
     """

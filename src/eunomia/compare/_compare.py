@@ -140,15 +140,20 @@ def _criteria_changes(a: Agg, b: Agg) -> tuple[CriterionChange, ...]:
     return tuple(out)
 
 
+def _all_unscored(side: Agg) -> bool:
+    """Every repeat answered and none could be scored (not one failed or invalid)."""
+    return side.unscored_repeats == side.repeats
+
+
 def _classify(a: Agg | None, b: Agg | None) -> ChangeKind:
     if a is None:
         return "only_in_b"
     if b is None:
         return "only_in_a"
     if a.ok and not b.ok:
-        return "newly_failed"
+        return "newly_unscored" if _all_unscored(b) else "newly_failed"
     if b.ok and not a.ok:
-        return "fixed"
+        return "newly_scored" if _all_unscored(a) else "fixed"
     if not a.ok:
         return "unchanged"
     if a.score is not None and b.score is not None and abs(b.score - a.score) > _TOL:
@@ -239,8 +244,24 @@ def _fmt_p(p: float | None) -> str:
     return "-" if p is None else ("p<0.001" if p < 0.001 else f"p={p:.3f}")
 
 
+def _unscored_warnings(changes: Sequence[CaseChange]) -> list[str]:
+    """The cases scored on one side only because nothing could score the other's answers."""
+    out: list[str] = []
+    for kind, scored, unscored in (("newly_unscored", "A", "B"), ("newly_scored", "B", "A")):
+        cases = [c for c in changes if c.change == kind]
+        if not cases:
+            continue
+        why = next((e for c in cases if (e := c.b_error if kind == "newly_unscored"
+                                         else c.a_error)), None)
+        out.append(f"{len(cases)} case(s) scored in {scored} are unscored in {unscored}, "
+                   f"not failed ({why or 'answered, and nothing could score them'}); left "
+                   "out of the score test: " + _names([(c.suite, c.target, c.case)
+                                                        for c in cases]))
+    return out
+
+
 def _verdict(c_a: RunRef, c_b: RunRef, overall: OverallDelta, newly_failed: int,
-             max_new_failures: int, alpha: float) -> Verdict:
+             max_new_failures: int, alpha: float, newly_unscored: int = 0) -> Verdict:
     signals: list[Signal] = []
     score = overall.score
     if score.p_value is not None and score.p_value < alpha and score.delta is not None:
@@ -264,26 +285,32 @@ def _verdict(c_a: RunRef, c_b: RunRef, overall: OverallDelta, newly_failed: int,
         signals.append(Signal(
             "new_failures", True,
             f"{newly_failed} case(s) scored in A failed in B (allowed: {max_new_failures})"))
+    if newly_unscored:  # a warning: neither a failure nor a pass, whatever the verdict
+        signals.append(Signal(
+            "new_unscored", False,
+            f"WARNING: {newly_unscored} case(s) scored in A could not be scored in B "
+            "(unscored, not failed): the verdict cannot tell how they changed", warning=True))
+    caution = "".join(f"; {x.message}" for x in signals if x.warning)
     kind: VerdictKind
     if not enough(overall.scored_both) and not any(x.regression for x in signals):
         return Verdict("no_significant_change", tuple(signals),
                        f"TOO FEW CASES TO TELL whether {c_b.name} differs from {c_a.name}: "
                        f"{overall.scored_both} case(s) scored on both sides, at least "
                        f"{defaults.MIN_CASES_FOR_INTERVAL} are needed; no verdict on score or "
-                       "detection")
+                       f"detection{caution}")
     if any(x.regression for x in signals):
         kind = "regression"
         head = f"REGRESSION: {c_b.name} is worse than {c_a.name}"
         reasons = [x.message for x in signals if x.regression]
-    elif signals:
+    elif any(not x.warning for x in signals):
         kind = "improvement"
         head = f"IMPROVEMENT: {c_b.name} is better than {c_a.name}"
-        reasons = [x.message for x in signals]
+        reasons = [x.message for x in signals if not x.warning]
     else:
         kind = "no_significant_change"
         head = f"NO SIGNIFICANT CHANGE from {c_a.name} to {c_b.name}"
         reasons = [f"alpha={alpha:g}, {overall.scored_both} case(s) scored on both sides"]
-    return Verdict(kind, tuple(signals), f"{head}: {'; '.join(reasons)}")
+    return Verdict(kind, tuple(signals), f"{head}: {'; '.join(reasons)}{caution}")
 
 
 def _ref(side: _Side, targets: list[str]) -> RunRef:
@@ -313,9 +340,10 @@ def compare_runs(
 
     The verdict is a regression when B is significantly worse (``p < alpha``) on the
     score (sign-flip test of the per-case score deltas, with a paired-bootstrap interval)
-    or on detection (McNemar,
-    with more cases lost than gained), or when more than ``max_new_failures`` cases
-    scored in A have no scored answer in B. With fewer cases scored on both sides than
+    or on detection (McNemar, with more cases lost than gained), or when more than
+    ``max_new_failures`` cases scored in A failed in B. Cases scored in A whose every
+    repeat in B is unscored (nothing could score them) are no failure: the verdict carries
+    a warning signal instead. With fewer cases scored on both sides than
     ``defaults.MIN_CASES_FOR_INTERVAL`` there is no interval, no p-value and no verdict on
     score or detection ("too few cases to tell"). ``power`` says what the comparison could
     have detected; ``effect`` (in the score's unit) asks how many cases detecting it takes.
@@ -364,6 +392,7 @@ def compare_runs(
         if keys:
             warnings.append(f"{len(keys)} case(s) only in {side}, not compared: {_names(keys)}")
     warnings += _suite_warnings(a, b, suites_a & suites_b, kind)
+    warnings += _unscored_warnings(changes)
     for side, info in (("A", run_a), ("B", run_b)):
         if info.status != "complete":
             warnings.append(f"run {side} ({info.name}) is {info.status}, not complete")
@@ -382,7 +411,9 @@ def compare_runs(
     criteria = _criteria(a, b, by_suite, settings) if kind.detects else []
     ref_a, ref_b = _ref(a, pairing.targets_a), _ref(b, pairing.targets_b)
     newly_failed = sum(c.change == "newly_failed" for c in changes)
-    verdict = _verdict(ref_a, ref_b, overall, newly_failed, max_new_failures, alpha)
+    newly_unscored = sum(c.change == "newly_unscored" for c in changes)
+    verdict = _verdict(ref_a, ref_b, overall, newly_failed, max_new_failures, alpha,
+                       newly_unscored)
     return Comparison(
         a=ref_a, b=ref_b, kind=run_a.kind, matching=pairing.matching, alpha=alpha,
         max_new_failures=max_new_failures, overall=overall, criteria=tuple(criteria),

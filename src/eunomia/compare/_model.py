@@ -14,25 +14,33 @@ from eunomia.compare._tutor import TutorComparison
 from eunomia.stats import DetectionPower, Power, too_few_text
 
 ChangeKind = Literal[
-    "improved", "regressed", "unchanged", "newly_failed", "fixed", "only_in_a", "only_in_b"
+    "improved", "regressed", "unchanged", "newly_failed", "fixed", "newly_unscored",
+    "newly_scored", "only_in_a", "only_in_b"
 ]
 """How one case changed from A to B.
 
 * ``improved`` / ``regressed``: scored on both sides, and the score went up / down (or,
   with equal scores, detection and then full correctness changed);
-* ``newly_failed``: scored in A, no scored answer in B; ``fixed``: the reverse;
-* ``unchanged``: the same headline result (criteria may still show different answers);
+* ``newly_failed``: scored in A, no scored answer in B and some repeat failed or invalid;
+  ``fixed``: the reverse;
+* ``newly_unscored``: scored in A, and every repeat in B answered but unscored (nothing
+  could score it: no check with ``--judge none``, an unusable judge answer) — not a failure,
+  and out of the score test; ``newly_scored``: the reverse;
+* ``unchanged``: the same headline result (criteria may still show different answers), or
+  no scored answer on either side;
 * ``only_in_a`` / ``only_in_b``: the case was run on one side only (not compared).
 """
 
 CHANGE_KINDS: tuple[ChangeKind, ...] = (
-    "regressed", "newly_failed", "improved", "fixed", "unchanged", "only_in_a", "only_in_b"
+    "regressed", "newly_failed", "newly_unscored", "improved", "fixed", "newly_scored",
+    "unchanged", "only_in_a", "only_in_b"
 )
 
 VerdictKind = Literal["regression", "improvement", "no_significant_change"]
 
-JSON_FORMAT = 1
-"""Version of the JSON written by :func:`comparison_to_json`."""
+JSON_FORMAT = 2
+"""Version of the JSON written by :func:`comparison_to_json` (2: the change kinds
+``newly_unscored`` and ``newly_scored``, a verdict signal's ``warning``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,10 +225,13 @@ class OverallDelta:
 class Signal:
     """One reason for the verdict."""
 
-    kind: Literal["score", "detection", "new_failures"]
+    kind: Literal["score", "detection", "new_failures", "new_unscored"]
     regression: bool
-    """``True``: B is worse; ``False``: B is better."""
+    """``True``: B is worse; ``False``: B is better (or, with :attr:`warning`, neither)."""
     message: str
+    warning: bool = False
+    """Neither worse nor better: what the verdict could not test (cases scored in A that
+    nothing could score in B); said with the verdict, never a regression."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +244,11 @@ class Verdict:
     @property
     def regression(self) -> bool:
         return self.kind == "regression"
+
+    @property
+    def warned(self) -> bool:
+        """Some signal is a warning (:attr:`Signal.warning`), whatever the verdict."""
+        return any(s.warning for s in self.signals)
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,6 +367,7 @@ def comparison_to_json(c: Comparison) -> dict[str, Any]:
         "max_new_failures": c.max_new_failures,
         "verdict": {"kind": c.verdict.kind, "regression": c.verdict.regression,
                     "summary": c.verdict.summary,
+                    "warning": c.verdict.warned,
                     "signals": [asdict(s) for s in c.verdict.signals]},
         "warnings": list(c.warnings),
         "counts": dict(c.counts()),

@@ -19,9 +19,12 @@ if TYPE_CHECKING:
 
 WORST_CHANGES = 10
 _BAD: tuple[ChangeKind, ...] = ("regressed", "newly_failed")
+_UNTESTED: tuple[ChangeKind, ...] = ("newly_unscored", "only_in_a", "only_in_b")
+"""JUnit ``skipped``: nothing to compare (unscored in B, or on one side only)."""
 _LABELS: dict[ChangeKind, str] = {
-    "regressed": "regressed", "newly_failed": "newly failed", "improved": "improved",
-    "fixed": "fixed", "unchanged": "unchanged", "only_in_a": "only in A",
+    "regressed": "regressed", "newly_failed": "newly failed",
+    "newly_unscored": "newly unscored", "improved": "improved", "fixed": "fixed",
+    "newly_scored": "newly scored", "unchanged": "unchanged", "only_in_a": "only in A",
     "only_in_b": "only in B"}
 
 
@@ -64,12 +67,16 @@ def change_reason(c: CaseChange) -> str:
         head += f" ({c.delta:+.4g})"
     if c.change == "newly_failed" and c.b_error:
         head += f"; B failed: {c.b_error}"
+    if c.change == "newly_unscored":
+        head += f"; B answered, nothing could score it (not failed): {c.b_error or '?'}"
+    if c.change == "newly_scored" and c.a_error:
+        head += f"; A was unscored: {c.a_error}"
     return head
 
 
 def _case(c: CaseChange, classname: str) -> JUnitCase:
     outcome: Outcome = "failed" if c.change in _BAD else \
-        "skipped" if c.change in ("only_in_a", "only_in_b") else "passed"
+        "skipped" if c.change in _UNTESTED else "passed"
     reason, diff = change_reason(c), change_diff(c)
     message = None if outcome == "passed" else "\n".join(p for p in (reason, diff) if p)
     output = "\n".join([
@@ -130,7 +137,8 @@ def _value(m: MetricDelta, v: float | None, signed: bool = False) -> str:
 def comparison_summary(c: Comparison, report: str | None = None,
                        worst: int = WORST_CHANGES) -> str:
     """The Markdown summary of a comparison."""
-    mark = {"regression": "❌", "improvement": "✅"}.get(c.verdict.kind, "➖")
+    mark = {"regression": "❌", "improvement": "✅"}.get(
+        c.verdict.kind, "⚠️" if c.verdict.warned else "➖")
     lines = [f"## Eunomia compare: {md_text(c.b.name)} against {md_text(c.a.name)} "
              f"({md_text(c.kind)})", "",
              f"{mark} **{md_text(c.verdict.kind.replace('_', ' '))}**: "
@@ -164,6 +172,8 @@ def comparison_summary(c: Comparison, report: str | None = None,
     counts = c.counts()
     lines += ["Cases: " + ", ".join(f"{n} {_LABELS[k]}" for k, n in counts.items() if n), ""]
     lines += _worse_cases(c.cases_of(*_BAD), worst)
+    lines += _worse_cases(c.cases_of("newly_unscored"), worst,
+                          "Cases scored in A that nothing could score in B")
     if c.warnings:
         lines += ["**Warnings**", ""] + [f"- {md_text(w, 1000)}" for w in c.warnings] + [""]
     if report:
@@ -171,7 +181,8 @@ def comparison_summary(c: Comparison, report: str | None = None,
     return "\n".join(lines)
 
 
-def _worse_cases(cases: Sequence[CaseChange], worst: int) -> list[str]:
+def _worse_cases(cases: Sequence[CaseChange], worst: int,
+                 title: str = "Cases that got worse") -> list[str]:
     if not cases:
         return []
     ranked = sorted(cases, key=lambda x: (x.change != "newly_failed", x.delta or 0.0))
@@ -180,7 +191,7 @@ def _worse_cases(cases: Sequence[CaseChange], worst: int) -> list[str]:
              fmt(x.delta, 2) if x.delta is not None else "-",
              md_text((change_diff(x) or x.b_error or "-").replace("\n", "; "), 300)]
             for x in ranked[:worst]]
-    return [f"**Cases that got worse** ({len(cases)}"
+    return [f"**{title}** ({len(cases)}"
             + (f", the {worst} worst shown" if len(cases) > worst else "") + ")", "",
             *md_table(["Suite", "Case", "Target", "Change", "A", "B", "Δ", "What changed"],
                       rows, [False, False, False, False, True, True, True, False]), ""]

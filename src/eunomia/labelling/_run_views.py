@@ -57,7 +57,7 @@ async def index(request: web.Request) -> web.Response:
         mine = sum(labeller in a.scores for a in snap.answers)
         lines.append(f"You ({labeller}) scored {mine} of {total}.")
     policies = {", ".join(lab.policy) for lab in snap.labels.values()}
-    lines.append("A case's human_score (what eval compares with its judge) is "
+    lines.append(f"A case's human_score (what eval compares with {book.scorer_score}) is "
                  + ("the mean of its labellers' scores" if policies == {MEAN}
                     else "the score of the first of: " + "; ".join(sorted(policies)))
                  + " (key human_score of labels.yml); eval reads it the next time it runs "
@@ -83,7 +83,7 @@ async def index(request: web.Request) -> web.Response:
         headers=[("#", True), ("Suite/case", False), ("State", False), ("Scores", False),
                  ("Scored another answer", False), ("human_score", False)],
         rows=[_row(a) for a in snap.ordered()],
-        path=", ".join(str(p) for p in book.paths), agreement=agreement,
+        path=", ".join(str(p) for p in book.paths), agreement=agreement, scorer=book.scorer,
         alpha=_fmt(alpha), alpha_units=units, labellers=snap.labellers()))
 
 
@@ -127,7 +127,7 @@ def _context(request: web.Request, book: RunBook, snap: RunSnapshot, state: Answ
         "note": note if note is not None else (mine.note if mine else ""),
         "revision": revision if revision is not None else (mine.revision if mine else 0),
         "note_max": NOTE_MAX, "reveal": reveal,
-        "judge": _fmt(a.judge_score) if reveal else "",
+        "judge": _fmt(a.judge_score) if reveal else "", "scorer": book.scorer,
         "judge_feedback": result.feedback if reveal and result is not None else "",
         "others": [(n, s.score, s.note) for n, s in others],
         "mine": mine,

@@ -17,7 +17,7 @@ import orjson
 
 from eunomia.errors import EunomiaError
 from eunomia.judge import Rubric
-from eunomia.kinds._task_suites import scores_kappa
+from eunomia.kinds._task_suites import NO_JUDGE, scores_kappa
 from eunomia.labelling._store import read_scores
 from eunomia.stats import (
     Interval,
@@ -171,6 +171,18 @@ class RunBook:
         self.read()  # a broken labels.yml stops the server before it starts
 
     @property
+    def scorer(self) -> str:
+        """What scored the answers, in words: ``the judge``, or with ``--judge none`` ``the
+        checks`` (each case's score is then its checks')."""
+        return "the checks" if self.judge.strip().lower() == NO_JUDGE else "the judge"
+
+    @property
+    def scorer_score(self) -> str:
+        """``the judge's score`` or ``the checks' score``."""
+        return f"{self.scorer}' score" if self.scorer.endswith("s") else \
+            f"{self.scorer}'s score"
+
+    @property
     def paths(self) -> list[Path]:
         return sorted({a.path for a in self.answers})
 
@@ -200,8 +212,9 @@ class RunBook:
         return snap
 
     def agreement(self, snap: RunSnapshot) -> list[Agreement]:
-        """The judge against each labeller (and against their mean), over the answers both
-        scored; quadratic-weighted kappa with a bootstrap interval, mean absolute difference."""
+        """The judge (:attr:`scorer`) against each labeller (and against their mean), over the
+        answers both scored; quadratic-weighted kappa with a bootstrap interval, mean absolute
+        difference."""
         out: list[Agreement] = []
         judged = [a for a in snap.answers if a.answer.judge_score is not None and a.scores]
         whom = [*snap.labellers(), *(["mean of the labellers"] if len(snap.labellers()) > 1

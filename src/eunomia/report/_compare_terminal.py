@@ -17,8 +17,9 @@ _MAX_CASES_SHOWN = 20
 _QUALITY = ("score", "detection", "fully_correct", "credits", "tutor_mad", "failures",
             "unscored")
 _KIND_LABELS: dict[ChangeKind, str] = {
-    "regressed": "regressed", "newly_failed": "newly failed", "improved": "improved",
-    "fixed": "fixed", "unchanged": "unchanged", "only_in_a": "only in A",
+    "regressed": "regressed", "newly_failed": "newly failed",
+    "newly_unscored": "newly unscored", "improved": "improved", "fixed": "fixed",
+    "newly_scored": "newly scored", "unchanged": "unchanged", "only_in_a": "only in A",
     "only_in_b": "only in B",
 }
 
@@ -118,6 +119,10 @@ def _what_changed(case: CaseChange) -> str:
         return f"failed: {case.b_error or case.b_status or '?'}"
     if case.change == "fixed":
         return f"{case.a_status} in A: {case.a_error or '?'}"
+    if case.change == "newly_unscored":
+        return f"unscored (not failed): {case.b_error or '?'}"
+    if case.change == "newly_scored":
+        return f"unscored in A: {case.a_error or '?'}"
     parts: list[str] = []
     for cc in case.criteria_changes:
         bits: list[str] = []
@@ -231,8 +236,10 @@ def print_comparison(console: Console, c: Comparison) -> None:
     sections: tuple[tuple[str, ChangeKind, str], ...] = (
         ("Regressed", "regressed", "bold red"),
         ("Newly failed", "newly_failed", "bold red"),
+        ("Newly unscored", "newly_unscored", "bold yellow"),
         ("Improved", "improved", "bold green"),
         ("Fixed", "fixed", "bold green"),
+        ("Newly scored", "newly_scored", "bold"),
     )
     for title, kind, style in sections:
         cases = c.cases_of(kind)
@@ -252,5 +259,6 @@ def print_comparison(console: Console, c: Comparison) -> None:
     if c.power is not None:
         for line in c.power.lines(c.overall.score.unit):
             console.print(f"Could detect: {escape(line)}", soft_wrap=True)
-    colour = {"regression": "bold red", "improvement": "bold green"}.get(c.verdict.kind, "bold")
+    colour = {"regression": "bold red", "improvement": "bold green"}.get(
+        c.verdict.kind, "bold yellow" if c.verdict.warned else "bold")
     console.print(f"[{colour}]{escape(c.verdict.summary)}[/]", soft_wrap=True)

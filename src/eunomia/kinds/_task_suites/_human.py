@@ -177,10 +177,13 @@ def _read_answers(db: RunStore, run: RunInfo, target: str,
                          "stored answer is not the text that was scored, or is missing")
 
 
-def scored_other_answers(suites: Sequence[TaskSuite], candidates: Sequence[str]) -> list[str]:
+def scored_other_answers(suites: Sequence[TaskSuite], candidates: Sequence[str], *,
+                         judged: bool = True) -> list[str]:
     """A warning per suite whose human scores (labels.yml) rated answers of a candidate that
-    is not among ``candidates``: an eval compares its judge's score of its own candidate's
-    answer with the people's score of another answer."""
+    is not among ``candidates``: an eval compares its judge's score (without a judge,
+    ``judged`` False: its checks') of its own candidate's answer with the people's score of
+    another answer."""
+    who, score = ("Judge", "the judge's score") if judged else ("Checks", "the checks' score")
     out: list[str] = []
     for suite in suites:
         labels, _ = read_task_labels(task_labels_path(Path(suite.path)))
@@ -195,8 +198,8 @@ def scored_other_answers(suites: Sequence[TaskSuite], candidates: Sequence[str])
             whose = ", ".join(f"{n} of {t}" for t, n in sorted(others.items()))
             out.append(
                 f"{suite.name}: the human scores in labels.yml rated other answers ({whose}) "
-                f"than this eval's candidate(s) {', '.join(candidates)} give: 'Judge vs "
-                "human' compares the judge's score of one answer with people's score of "
+                f"than this eval's candidate(s) {', '.join(candidates)} give: '{who} vs "
+                f"human' compares {score} of one answer with people's score of "
                 "another (eval the labelled candidate again, from the cache, or judge-check "
                 "these suites to compare like with like)")
     return out

@@ -181,9 +181,13 @@ def _export_candidate(store: RunStore, run: RunInfo, candidate: str, target: str
     if weighted is not None:
         out.figures.append((PROB_LABEL, weighted))
     if summary.overall is not None:  # the mean's interval (or too few) and the MDE
-        out.figures.append(("Mean judge score (0-5) [95% CI]", ci_text(summary.overall.mean)))
+        out.figures.append((f"Mean {summary.score_name} (0-5) [95% CI]",
+                            ci_text(summary.overall.mean)))
         out.figures.append(("Could detect (a future comparison of equal size)",
                             power_text(summary)))
+    human = summary.agreement.human if summary.agreement else None
+    if human is not None:  # what people's scores are set beside: the judge's, or the checks'
+        out.figures.append((f"{summary.scorer} vs human scores", human.text()))
     out.properties += floor_properties(floor)
     for f in floor.lines if floor is not None else ():
         if f.suite is None:

@@ -53,13 +53,13 @@ def report_groups(store: RunStore, run: RunInfo, suite: SuiteInfo, rows: Sequenc
             book_models(summary, costs)
             if summary.overall is not None:  # the whole run's interval and MDE
                 g.metrics += [
-                    Metric("Mean judge score [95% CI], whole run", None, "text",
+                    Metric(f"Mean {summary.score_name} [95% CI], whole run", None, "text",
                            ci_text(summary.overall.mean)),
                     Metric("Could detect, whole run", None, "text", power_text(summary))]
             human = summary.agreement.human if summary.agreement else None
             if human is not None:  # over the whole run, shown with its first suite
-                g.metrics.append(Metric("Judge vs human scores, whole run", None, "text",
-                                        human.text()))
+                g.metrics.append(Metric(f"{summary.scorer} vs human scores, whole run", None,
+                                        "text", human.text()))
             weighted = prob_text(summary)
             if weighted is not None:  # over the whole run, shown with its first suite
                 m = summary.prob_mean

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from eunomia import defaults
-from eunomia.kinds._task_suites import HumanAgreement, human_agreement
+from eunomia.kinds._task_suites import NO_JUDGE, HumanAgreement, human_agreement
 from eunomia.kinds.tasks._controls import Floor
 from eunomia.kinds.tasks._costs import ModelUse, Reported
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures
@@ -161,6 +161,7 @@ class TasksSummary:
     """Scored cases with a probability-weighted score."""
     prob_missing: int = 0
     """Scored cases without one (the judge's provider gave no log-probabilities)."""
+
     @property
     def judge_cost(self) -> float | None:
         """The judge's calls' cost: the whole cost less the candidate's (None when either
@@ -168,6 +169,17 @@ class TasksSummary:
         if self.cost is None or self.candidate_cost is None:
             return None
         return max(0.0, self.cost - self.candidate_cost)
+
+    @property
+    def scorer(self) -> str:
+        """What scored the cases, for labels: ``Judge``, or ``Checks`` with ``--judge none``
+        (each case's score is then its checks', round(5 x passed / total))."""
+        return "Checks" if self.judge == NO_JUDGE else "Judge"
+
+    @property
+    def score_name(self) -> str:
+        """``judge score``, or with ``--judge none`` ``checks' score``."""
+        return "judge score" if self.scorer == "Judge" else "checks' score"
 
     power: Power | None = None
     """What a future comparison of these cases could detect: the minimum detectable change

@@ -194,6 +194,7 @@ def agreement_rows(s: TasksSummary) -> list[dict[str, Any]]:
     if a is None:
         return []
     return [
+        {"metric": "scored_by", "value": s.scorer.lower()},  # the judge_human_* rows: its score
         {"metric": "judge_repeats", "value": a.judge_repeats},
         {"metric": "answers_scored_repeatedly", "value": a.answers},
         {"metric": "krippendorff_alpha_interval", "value": _num(a.alpha)},
@@ -270,11 +271,13 @@ PROB_LABEL = "Judge score, probability-weighted (G-Eval)"
 
 
 def power_text(s: TasksSummary) -> str:
-    """What a future comparison of these cases could detect on the mean judge score."""
+    """What a future comparison of these cases could detect on the mean judge score (with
+    ``--judge none``, the checks')."""
     p = s.power
     if p is None or p.too_few or p.mde is None:
         return too_few_text(0 if p is None else p.n)
-    return (f"{p.mde:.2f} judge points (0-5) at {100 * p.power:.0f}% power, alpha "
+    unit = "judge points" if s.scorer == "Judge" else "points of the checks' score"
+    return (f"{p.mde:.2f} {unit} (0-5) at {100 * p.power:.0f}% power, alpha "
             f"{p.alpha:g}, for a future comparison of {p.n} cases (sd {p.sd or 0.0:.2f} of "
             "the case scores)")
 
@@ -343,6 +346,7 @@ def summary_json(s: TasksSummary, run: RunInfo, *, streamed: bool = False,
             "repeats": rc.repeats, "alpha": rc.alpha, "icc": rc.icc,
             "cases": LIST_HERE if streamed else [repeat_case_json(c) for c in rc.cases]},
         "judge_agreement": None if a is None else {
+            "scored_by": s.scorer.lower(),  # with --judge none, the checks are set beside people
             "judge_repeats": a.judge_repeats, "answers": a.answers, "alpha": a.alpha,
             "icc": a.icc, "human_cases": a.human_cases, "qwk": a.qwk, "mad": a.mad,
             "qwk_text": qwk_text(s),

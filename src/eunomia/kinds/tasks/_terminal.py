@@ -87,7 +87,9 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
             console.print(_group_table(f"By {grouping.replace('_', ' ')}", groups))
     a = s.agreement
     if a is not None and (a.judge_repeats > 1 or a.human_cases):
-        table = Table(title="Judge reliability", title_justify="left")
+        who = s.scorer  # with --judge none, the checks' score is what people are set beside
+        table = Table(title="Judge reliability" if who == "Judge" else
+                      "Reliability of the checks' score (no judge)", title_justify="left")
         table.add_column("Measure")
         table.add_column("Value", justify="right")
         if a.judge_repeats > 1:
@@ -96,9 +98,9 @@ def print_tasks_summary(console: Console, s: TasksSummary | None, folder: str) -
             table.add_row("Self-agreement: ICC(2,1)", _opt(a.icc))
             table.add_row("Answers scored repeatedly", str(a.answers))
         if a.human is not None:
-            table.add_row("Judge vs human: quadratic-weighted kappa [95% CI]",
+            table.add_row(f"{who} vs human: quadratic-weighted kappa [95% CI]",
                           a.human.kappa_text())
-            table.add_row("Judge vs human: mean absolute difference", _opt(a.mad))
+            table.add_row(f"{who} vs human: mean absolute difference", _opt(a.mad))
             table.add_row("Cases with a human score", str(a.human_cases))
         console.print(table)
     rc = s.repeat_consistency
