@@ -27,6 +27,8 @@ from eunomia import defaults
 from eunomia.scheduler._errors import CallError
 
 _LIMIT: ContextVar[int | None] = ContextVar("eunomia_response_limit", default=None)
+_READ_AT_ONCE = 1_000_000
+"""Bodies of at most this many declared bytes are read in one call (faster per answer)."""
 
 
 def response_limit() -> int:
@@ -73,12 +75,12 @@ async def read_body(response: aiohttp.ClientResponse, what: str) -> bytes:
     names the system in the reason."""
     limit = response_limit()
     declared = response.content_length
-    if declared is not None:
-        if declared > limit:
-            response.close()
-            raise too_large(what, limit, declared)
-        # within the limit as declared, and the connection delivers no more than it
-        # declares (a shorter body is an error there): read at once
+    if declared is not None and declared > limit:
+        response.close()
+        raise too_large(what, limit, declared)
+    if declared is not None and declared <= _READ_AT_ONCE:
+        # a small answer, and the connection delivers no more than it declares: at once
+        # (aiohttp joins a large body's pieces into a second copy: those are read below)
         return await response.read()
     body = bytearray()  # one buffer grown in place: no pieces to fragment the heap
     async for chunk in capped(response, what, limit):
