@@ -15,7 +15,6 @@ from rich.markup import escape
 
 from eunomia import defaults
 from eunomia.api._controls import controls_before_eval
-from eunomia.api._judge_check import check_before_eval
 from eunomia.api._suites import given_models, load_task_suites, stored_models, with_load_errors
 from eunomia.errors import EunomiaError
 from eunomia.judge import Rubric
@@ -233,6 +232,9 @@ def eval_command(what: TaskRequest, run: RunRequest,
     link = None
     try:
         if what.judge_check and judge_spec is not None:  # once, whatever the models
+            # the judge-check kind loads only when an eval runs the check (start-up)
+            from eunomia.api._judge_check import check_before_eval
+
             check = check_before_eval(suites, judge_spec, eval_run=run.run_name, run=run,
                                       judge_repeats=what.judge_repeats, rubric=rubric,
                                       console=out)

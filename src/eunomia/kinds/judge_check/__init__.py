@@ -8,6 +8,10 @@ kind itself (:data:`KIND`) exports, prints and ranks the results. ``eval --judge
 keeps the check of its judge as a link in the eval run's settings (:class:`StoredCheck`).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from eunomia.kinds._task_suites import (
     BAD_CONTROLS,
     CONTROLS,
@@ -20,7 +24,6 @@ from eunomia.kinds._task_suites import (
     selected_count,
     truncated,
 )
-from eunomia.kinds.judge_check._files import export_judge_check, judge_summary, stored_verdicts
 from eunomia.kinds.judge_check._for_eval import (
     SETTING,
     VERDICT_COLUMNS,
@@ -31,19 +34,47 @@ from eunomia.kinds.judge_check._for_eval import (
     stored_check,
     verdict_rows,
 )
-from eunomia.kinds.judge_check._kind import JUDGE_CHECK, JudgeCheckKind
-from eunomia.kinds.judge_check._plan import CheckedJudge, JudgeCheckPlan
-from eunomia.kinds.judge_check._summary import (
-    WEAK_AUC,
-    GroupCheck,
-    JudgeCheckSummary,
-    JudgeVerdict,
-    judge_verdict,
-)
-from eunomia.kinds.judge_check._terminal import print_judge_check, print_verdicts
-from eunomia.kinds.judge_check._work import AnswerJob, CheckedAnswer
+from eunomia.lazy import lazy_names
 
-KIND = JUDGE_CHECK
+if TYPE_CHECKING:
+    from eunomia.kinds.judge_check._files import (
+        export_judge_check,
+        judge_summary,
+        stored_verdicts,
+    )
+    from eunomia.kinds.judge_check._kind import JUDGE_CHECK, JudgeCheckKind
+    from eunomia.kinds.judge_check._plan import CheckedJudge, JudgeCheckPlan
+    from eunomia.kinds.judge_check._summary import (
+        WEAK_AUC,
+        GroupCheck,
+        JudgeCheckSummary,
+        JudgeVerdict,
+        judge_verdict,
+    )
+    from eunomia.kinds.judge_check._terminal import print_judge_check, print_verdicts
+    from eunomia.kinds.judge_check._work import AnswerJob, CheckedAnswer
+
+    KIND = JUDGE_CHECK
+
+# lazy: what an eval run keeps of its judge's check (_for_eval) is light; the kind itself
+# loads when a judge-check runs or its runs are read
+_lazy = lazy_names(__name__, {
+    "_files": ("export_judge_check", "judge_summary", "stored_verdicts"),
+    "_kind": ("JUDGE_CHECK", "JudgeCheckKind"),
+    "_plan": ("CheckedJudge", "JudgeCheckPlan"),
+    "_summary": ("WEAK_AUC", "GroupCheck", "JudgeCheckSummary", "JudgeVerdict",
+                 "judge_verdict"),
+    "_terminal": ("print_judge_check", "print_verdicts"),
+    "_work": ("AnswerJob", "CheckedAnswer"),
+})
+
+
+def __getattr__(name: str) -> Any:
+    value = _lazy("JUDGE_CHECK" if name == "KIND" else name)
+    globals()[name] = value
+    return value
+
+
 
 __all__ = [
     "BAD_CONTROLS",
