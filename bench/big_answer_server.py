@@ -13,14 +13,11 @@ only finds out the size as it reads). ``GET /stats`` returns how many requests i
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import json
-import sys
 
 from aiohttp import web
 
-from _fast_server import make_app, serve_forever
+from _fast_server import run
 
 _PIECE = 1 << 20
 
@@ -64,23 +61,13 @@ async def handle(request: web.Request) -> web.StreamResponse:
     return response
 
 
-async def main(port: int, size: int, mode: str, chunked: bool) -> None:
-    app = make_app(0.0)
-    app["mode"] = mode
-    app["chunked"] = chunked
-    app["body"] = garbage_body(size) if mode == "garbage" else valid_body(size)
-    app.router.add_post("/feedback_suggestions", handle)
-    await serve_forever(app, port, "/feedback_suggestions")
+def _body(app: web.Application) -> None:
+    """The answer, built once before the server listens."""
+    size = int(app["mb"] * 1_000_000)
+    app["body"] = garbage_body(size) if app["mode"] == "garbage" else valid_body(size)
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--mb", type=float, default=50.0)
-    parser.add_argument("--mode", choices=("garbage", "valid"), default="garbage")
-    parser.add_argument("--chunked", action="store_true")
-    args = parser.parse_args()
-    try:
-        asyncio.run(main(args.port, int(args.mb * 1_000_000), args.mode, args.chunked))
-    except KeyboardInterrupt:
-        sys.exit(0)
+    run(handle, "/feedback_suggestions", prepare=_body, mb={"type": float, "default": 50.0},
+        mode={"choices": ("garbage", "valid"), "default": "garbage"},
+        chunked={"action": "store_true"})

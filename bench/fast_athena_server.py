@@ -9,13 +9,11 @@ CPU is not counted as Eunomia's. ``GET /stats`` returns how many requests it ans
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import sys
 
 from aiohttp import web
 
-from _fast_server import make_app, serve_forever
+from _fast_server import run
 
 
 async def handle(request: web.Request) -> web.Response:
@@ -45,18 +43,5 @@ async def handle(request: web.Request) -> web.Response:
     return web.json_response({"data": data, "meta": meta})
 
 
-async def main(port: int, latency: float) -> None:
-    app = make_app(latency)
-    app.router.add_post("/feedback_suggestions", handle)
-    await serve_forever(app, port, "/feedback_suggestions")
-
-
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--latency", type=float, default=0.0)
-    args = parser.parse_args()
-    try:
-        asyncio.run(main(args.port, args.latency))
-    except KeyboardInterrupt:
-        sys.exit(0)
+    run(handle, "/feedback_suggestions", latency={"type": float, "default": 0.0})

@@ -14,15 +14,13 @@ it prints its base URL as JSON on the first line:
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import sys
 import time
 
 from aiohttp import web
 
-from _fast_server import make_app, serve_forever
+from _fast_server import run
 
 USAGE = {"prompt_tokens": 50, "completion_tokens": 8, "total_tokens": 58}
 
@@ -63,20 +61,6 @@ async def chat(request: web.Request) -> web.StreamResponse:
     return response
 
 
-async def main(port: int, latency: float, answer: str) -> None:
-    app = make_app(latency)
-    app["answer"] = answer
-    app.router.add_post("/v1/chat/completions", chat)
-    await serve_forever(app, port, "/v1")
-
-
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--latency", type=float, default=0.0)
-    parser.add_argument("--answer", default="The answer is 42.")
-    args = parser.parse_args()
-    try:
-        asyncio.run(main(args.port, args.latency, args.answer))
-    except KeyboardInterrupt:
-        sys.exit(0)
+    run(chat, "/v1/chat/completions", "/v1", latency={"type": float, "default": 0.0},
+        answer={"default": "The answer is 42."})

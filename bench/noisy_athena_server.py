@@ -8,15 +8,12 @@ temperature above 0 would), so two runs of the same unchanged system disagree on
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import json
 import random
-import sys
 
 from aiohttp import web
 
-from _fast_server import make_app, serve_forever
+from _fast_server import run
 from eunomia.apollon import parse_diagram
 from eunomia.athena import AthenaExercise
 from eunomia.example_server.grading import grade
@@ -45,19 +42,5 @@ async def handle(request: web.Request) -> web.Response:
     return web.json_response({"data": data, "meta": {}})
 
 
-async def main(port: int, flip: float) -> None:
-    app = make_app(0.0)
-    app["flip"] = flip
-    app.router.add_post("/feedback_suggestions", handle)
-    await serve_forever(app, port, "/feedback_suggestions")
-
-
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--flip", type=float, default=0.15)
-    args = parser.parse_args()
-    try:
-        asyncio.run(main(args.port, args.flip))
-    except KeyboardInterrupt:
-        sys.exit(0)
+    run(handle, "/feedback_suggestions", flip={"type": float, "default": 0.15})

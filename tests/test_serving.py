@@ -1,10 +1,12 @@
 """The small HTTP servers' one start-up (``eunomia.serving``): an app on a free port and its
 URL, a clean stop on Ctrl+C and SIGTERM for every command that serves (``serve-example``,
-``serve``, ``serve-model``), even when the signal comes as soon as the server says it listens."""
+``serve``, ``serve-model``, ``view``, ``label``), even when the signal comes as soon as the
+server says it listens."""
 
 from __future__ import annotations
 
 import asyncio
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,6 +20,7 @@ from aiohttp import web
 from tests.support.cli import cli_env
 
 from eunomia.serving import http_url, is_loopback, start_app
+from eunomia.store import RunStore
 
 
 def test_loopback_names_and_urls() -> None:
@@ -57,13 +60,27 @@ async def test_a_port_in_use_is_an_error_and_leaves_nothing_running() -> None:
             await start_app(web.Application(), "127.0.0.1", port)
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
 COMMANDS = {
     "serve-example": (["serve-example", "--port", "0"], "Example feedback server stopped."),
     "serve": (["serve", "--model", "openai:gpt-4o-mini", "--port", "0"],
               "Eunomia feedback module stopped."),
     "serve-model": (["serve-model", "--model", "openai:gpt-4o-mini", "--port", "0"],
                     "Model server stopped."),
+    # the viewer and the label server say nothing more once stopped
+    "view": (["view", "--port", "0"], ""),
+    "label": (["label", "project_management", "--port", "0"], ""),
 }
+
+
+def _place(command: str, folder: Path) -> None:
+    """What the command serves, in ``folder``: a run store, a scenario."""
+    if command == "view":
+        RunStore(folder / "results" / "eunomia.db").close()
+    elif command == "label":
+        shutil.copytree(ROOT / "examples" / "scenarios" / "project_management",
+                        folder / "project_management")
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
@@ -71,19 +88,20 @@ COMMANDS = {
 def test_each_server_stops_cleanly_as_soon_as_it_listens(
         command: str, stop: signal.Signals, tmp_path: Path) -> None:
     args, stopped = COMMANDS[command]
+    _place(command, tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "eunomia", *args], cwd=tmp_path,
-                            env=cli_env({"OPENAI_API_KEY": "test-key"}), text=True,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            env=cli_env({"OPENAI_API_KEY": "test-key", "COLUMNS": "200"}),
+                            text=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
     try:
         assert proc.stdout is not None
         first = ""
-        while "Ctrl+C to stop" not in first:
+        while "to stop)" not in first:
             line = proc.stdout.readline()
             assert line, f"ended before listening: {first}"
             first += line
-        url = first.split(" on ")[-1].split()[0]
-        assert url.startswith("http://127.0.0.1:")
+        url = next(word for word in first.split() if word.startswith("http://"))
+        assert url.startswith("http://127.0.0.1:") and not url.startswith("http://127.0.0.1:0/")
         proc.send_signal(stop)  # at once: the handler is in place before the server starts
         out, _ = proc.communicate(timeout=30)
     finally:
@@ -91,6 +109,7 @@ def test_each_server_stops_cleanly_as_soon_as_it_listens(
             proc.kill()
             proc.wait()
     assert proc.returncode == 0, out
-    assert out.strip().endswith(stopped) and "Traceback" not in out
+    assert out.strip().endswith(stopped) if stopped else not out.strip(), out
+    assert "Traceback" not in out
     with pytest.raises(urllib.error.URLError):
         urllib.request.urlopen(url, timeout=2)

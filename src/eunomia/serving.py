@@ -1,7 +1,7 @@
 """Running Eunomia's small HTTP servers (the Athena-contract module of ``eunomia serve``, the
-example server, the model server): an aiohttp app started in the running event loop on a
-host and port, its URL, and the blocking form of the commands, served until Ctrl+C or
-SIGTERM. The apps themselves are their packages'."""
+example server, the model server, the viewer, the label server): an aiohttp app started in
+the running event loop on a host and port, its URL, and the blocking form of the commands,
+served until Ctrl+C or SIGTERM. The apps themselves are their packages'."""
 
 from __future__ import annotations
 
@@ -57,6 +57,15 @@ async def until_stopped(runner: web.AppRunner) -> None:
         await runner.cleanup()
 
 
+async def serve_app(app: web.Application, host: str, port: int,
+                    announce: Callable[[str], None], path: str = "/") -> None:
+    """Serve ``app`` until the command is stopped (see :func:`serve_forever`); ``announce``
+    gets the URL of ``path`` once the server listens (on the port it got, for ``port=0``)."""
+    runner, real_port = await start_app(app, host, port)
+    announce(http_url(host, real_port, path))
+    await until_stopped(runner)
+
+
 def say(text: str) -> None:
     """A line for the terminal, shown at once."""
     print(text, flush=True)
@@ -83,10 +92,11 @@ async def _stopped_by_sigterm(serve: Coroutine[Any, Any, None]) -> None:
             raise
 
 
-def serve_forever(serve: Coroutine[Any, Any, None], stopped: str,
+def serve_forever(serve: Coroutine[Any, Any, None], stopped: str | None,
                   announce: Callable[[str], None] = say) -> None:
     """Run ``serve`` (which starts a server and awaits :func:`until_stopped`) until Ctrl+C
-    or SIGTERM; then ``announce`` the ``stopped`` line."""
+    or SIGTERM; then ``announce`` the ``stopped`` line (``None``: nothing said)."""
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_stopped_by_sigterm(serve))
-    announce(stopped)
+    if stopped is not None:
+        announce(stopped)

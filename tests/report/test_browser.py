@@ -7,16 +7,14 @@ scripts never run. Skipped, with the reason, when Chromium or Playwright is miss
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import web
 from tests.report.conftest import SCRIPT_XSS, Runs
 from tests.support.browser import Watched
+from tests.support.served_thread import app_in_thread
 
 from eunomia.report.html import write_report
 from eunomia.store import RunStore
@@ -81,32 +79,9 @@ def test_tasks_report_and_comparison_files(page: Watched,
 @pytest.fixture(scope="module")
 def viewer(runs: Runs) -> Iterator[str]:
     """The viewer on 127.0.0.1 (an ephemeral port), served from a background thread."""
-    loop = asyncio.new_event_loop()
-    started: list[Any] = []
-    ready = threading.Event()
-
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-        runner = web.AppRunner(create_app(runs.store), access_log=None)
-        loop.run_until_complete(runner.setup())
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        loop.run_until_complete(site.start())
-        started.append(runner)
-        ready.set()
-        loop.run_forever()
-        loop.run_until_complete(runner.cleanup())
-        loop.close()
-
-    thread = threading.Thread(target=serve, name="viewer", daemon=True)
-    thread.start()
-    assert ready.wait(10), "the viewer did not start"
-    host, port = started[0].addresses[0][:2]
-    assert host == "127.0.0.1"
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
+    with app_in_thread(create_app(runs.store)) as url:
+        assert url.startswith("http://127.0.0.1:")
+        yield url
 
 
 def test_viewer_runs_then_run_then_compare(page: Watched, viewer: str) -> None:

@@ -8,18 +8,16 @@ Skipped, with the reason, when Chromium or Playwright is missing (see
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import web
 from tests.judge_check.scripted_judge import ScriptedJudge
 from tests.report.conftest import Runs
 from tests.support.browser import Watched
 from tests.support.cli import run_cli
+from tests.support.served_thread import app_in_thread
 
 from eunomia.report.html import write_report
 from eunomia.store import CaseRow, RunStore, now
@@ -190,29 +188,8 @@ def _many_runs(store_path: Path) -> None:
 def crowded_viewer(tmp_path: Path) -> Iterator[str]:
     store = tmp_path / "eunomia.db"
     _many_runs(store)
-    loop = asyncio.new_event_loop()
-    started: list[web.AppRunner] = []
-    ready = threading.Event()
-
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-        runner = web.AppRunner(create_app(store), access_log=None)
-        loop.run_until_complete(runner.setup())
-        loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", 0).start())
-        started.append(runner)
-        ready.set()
-        loop.run_forever()
-        loop.run_until_complete(runner.cleanup())
-        loop.close()
-
-    thread = threading.Thread(target=serve, name="viewer", daemon=True)
-    thread.start()
-    assert ready.wait(10), "the viewer did not start"
-    try:
-        yield f"http://127.0.0.1:{started[0].addresses[0][1]}"
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
+    with app_in_thread(create_app(store)) as url:
+        yield url
 
 
 def test_viewer_runs_table_fits_its_card_at_1400(page: Watched, crowded_viewer: str) -> None:

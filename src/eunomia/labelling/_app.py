@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from eunomia import serving
 from eunomia.labelling import _run_views, _scenario_views
 from eunomia.labelling._book import Book
 from eunomia.labelling._http import (
@@ -30,7 +31,7 @@ from eunomia.labelling._http import (
 from eunomia.labelling._pages import render
 from eunomia.labelling._runbook import RunBook
 from eunomia.scenarios._labels import LABELLER_RE
-from eunomia.serving import http_url, is_loopback
+from eunomia.serving import is_loopback
 
 
 def _back_to(value: str) -> str:
@@ -92,10 +93,7 @@ def create_app(book: Book | RunBook, *, labeller: str = "",
 
 def serve_forever(app_for: Callable[[bool], web.Application], host: str, port: int,
                   announce: Callable[[str], None] = print) -> None:
-    """Serve until interrupted; ``app_for(loopback_only)`` makes the application and
+    """Serve until Ctrl+C or SIGTERM; ``app_for(loopback_only)`` makes the application and
     ``announce`` gets the URL to open, once the server listens."""
     app = app_for(is_loopback(host))
-    url = http_url(host, port, "/")
-    # said once the address is bound (run_app prints its own line then; ours instead)
-    web.run_app(app, host=host, port=port, print=lambda _: announce(url), access_log=None,
-                handle_signals=True)
+    serving.serve_forever(serving.serve_app(app, host, port, announce), None)

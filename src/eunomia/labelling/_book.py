@@ -131,6 +131,11 @@ class Book:
                 return i
         return None
 
+    def state(self, snap: Snapshot, name: str) -> CaseState | None:
+        """The case named ``name`` in ``snap``, if there is one."""
+        i = self.position(name)
+        return None if i is None else snap.cases[i]
+
     def read(self) -> Snapshot:
         labels = read_scenario_labels(self.path)
         snap = Snapshot(labels)

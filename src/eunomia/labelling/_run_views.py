@@ -7,21 +7,21 @@ labeller has scored the answer (or when a save was refused because someone saved
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from aiohttp import web
 
 from eunomia.judge import SCORES
+from eunomia.labelling._case_page import posted_case, refused, show_case
 from eunomia.labelling._http import (
     LABELLER_KEY,
     RESTARTED,
     TOKEN_KEY,
     after_save,
-    ask_labeller,
     error_page,
     labeller_of,
     page,
-    read_form,
 )
 from eunomia.labelling._pages import NOTE_MAX, case_href, render
 from eunomia.labelling._runbook import AnswerState, RunBook, RunSnapshot
@@ -29,6 +29,7 @@ from eunomia.labelling._store import Rated, save_score
 from eunomia.tasks._labels import MEAN
 
 RUNBOOK_KEY = web.AppKey("runbook", RunBook)
+_CASE_PAGE = "run_case.html.j2"
 
 
 def _fmt(value: float | None) -> str:
@@ -143,39 +144,26 @@ def _text(value: Any) -> str:
     return str(value or "")
 
 
-def _state(request: web.Request, book: RunBook, snap: RunSnapshot) -> AnswerState | None:
-    i = book.position(request.match_info["name"])
-    return None if i is None else snap.answers[i]
+def _saved(snap: RunSnapshot, i: int, labeller: str) -> str | None:
+    mine = snap.answers[i].scores.get(labeller)
+    return None if mine is None else \
+        f"Saved your score of {snap.answers[i].answer.key}: {mine.score} (revision " \
+        f"{mine.revision})."
 
 
 async def case_page(request: web.Request) -> web.Response:
     book = request.app[RUNBOOK_KEY]
-    labeller = labeller_of(request)
-    if not labeller:
-        return ask_labeller(request)
-    snap = book.read()
-    state = _state(request, book, snap)
-    if state is None:
-        return error_page(404, f"No answer {request.match_info['name']!r} in run {book.run}.")
-    context = _context(request, book, snap, state, labeller)
-    saved = request.query.get("saved")
-    i = book.position(saved) if saved else None
-    if i is not None:
-        mine = snap.answers[i].scores.get(labeller)
-        if mine is not None:
-            context["banners"].append(("ok", f"Saved your score of {snap.answers[i].answer.key}: "
-                                             f"{mine.score} (revision {mine.revision})."))
-    return page(render("run_case.html.j2", **context))
+    return show_case(request, book, _CASE_PAGE,
+                     f"No answer {request.match_info['name']!r} in run {book.run}.",
+                     partial(_context, request, book), _saved)
 
 
 async def case_save(request: web.Request) -> web.Response:
     book = request.app[RUNBOOK_KEY]
-    posted = await read_form(request)
-    if isinstance(posted, web.Response):
-        return posted
-    state = _state(request, book, book.read())
-    if state is None:
-        return error_page(404, f"No answer {request.match_info['name']!r}.")
+    found = await posted_case(request, book, f"No answer {request.match_info['name']!r}.")
+    if isinstance(found, web.Response):
+        return found
+    posted, state = found
     if state.answer.result is None:
         return error_page(400, "This case has no answer to score (the candidate failed).")
     score = str(posted.form.get("score", ""))
@@ -205,10 +193,6 @@ async def case_save(request: web.Request) -> web.Response:
 def _refused(request: web.Request, book: RunBook, labeller: str, score: int, note: str,
              revision: int, message: str) -> web.Response:
     """The answer's page again, with the refused form's score and why it was not saved."""
-    snap = book.read()
-    state = _state(request, book, snap)
-    assert state is not None
-    context = _context(request, book, snap, state, labeller, score=score, note=note,
-                       revision=revision, reveal=True)
-    context["banners"].append(("stale", message))
-    return page(render("run_case.html.j2", **context), 409)
+    return refused(request, book, _CASE_PAGE,
+                   partial(_context, request, book, score=score, note=note, revision=revision,
+                           reveal=True), labeller, message)

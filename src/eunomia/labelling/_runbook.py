@@ -192,6 +192,11 @@ class RunBook:
                 return a.index
         return None
 
+    def state(self, snap: RunSnapshot, key: str) -> AnswerState | None:
+        """The answer of key ``key`` in ``snap``, if there is one."""
+        i = self.position(key)
+        return None if i is None else snap.answers[i]
+
     def neighbours(self, key: str) -> tuple[str | None, str | None]:
         i = self.position(key)
         if i is None:

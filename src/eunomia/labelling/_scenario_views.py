@@ -9,22 +9,22 @@ someone saved since.
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 from typing import Any
 
 from aiohttp import web
 from multidict import MultiDictProxy
 
 from eunomia.labelling._book import Book, CaseState, Snapshot
+from eunomia.labelling._case_page import posted_case, refused, show_case
 from eunomia.labelling._http import (
     LABELLER_KEY,
     RESTARTED,
     TOKEN_KEY,
     after_save,
-    ask_labeller,
     error_page,
     labeller_of,
     page,
-    read_form,
 )
 from eunomia.labelling._pages import NOTE_MAX, case_href, drawing, fmt_kappa, render
 from eunomia.labelling._store import save_case_label
@@ -32,6 +32,7 @@ from eunomia.scenarios import Instruction
 from eunomia.scenarios._labels import CANNOT_TELL
 
 BOOK_KEY = web.AppKey("book", Book)
+_CASE_PAGE = "scenario_case.html.j2"
 
 
 def _credits(value: float) -> str:
@@ -200,33 +201,20 @@ def _case_context(request: web.Request, book: Book, snap: Snapshot, state: CaseS
     }
 
 
-def _state(request: web.Request, book: Book, snap: Snapshot) -> CaseState | None:
-    i = book.position(request.match_info["name"])
-    return None if i is None else snap.cases[i]
+def _saved(snap: Snapshot, i: int, labeller: str) -> str | None:
+    done = snap.cases[i]
+    mine = done.labels.get(labeller)
+    if mine is None:
+        return None
+    what = "complete" if labeller in done.labellers else "a draft: a criterion is still open"
+    return f"Saved your label of {done.name} (revision {mine.revision}, {what})."
 
 
 async def case_page(request: web.Request) -> web.Response:
     book = request.app[BOOK_KEY]
-    labeller = labeller_of(request)
-    if not labeller:
-        return ask_labeller(request)
-    snap = book.read()
-    state = _state(request, book, snap)
-    if state is None:
-        return error_page(404, f"No case named {request.match_info['name']!r} in this "
-                               "scenario.")
-    context = _case_context(request, book, snap, state, labeller)
-    saved = request.query.get("saved")
-    i = book.position(saved) if saved else None
-    if saved and i is not None:
-        done = snap.cases[i]
-        mine = done.labels.get(labeller)
-        if mine is not None:
-            what = "complete" if labeller in done.labellers else \
-                "a draft: a criterion is still open"
-            context["banners"].append(("ok", f"Saved your label of {done.name} (revision "
-                                             f"{mine.revision}, {what})."))
-    return page(render("scenario_case.html.j2", **context))
+    return show_case(request, book, _CASE_PAGE,
+                     f"No case named {request.match_info['name']!r} in this scenario.",
+                     partial(_case_context, request, book), _saved)
 
 
 def _form_choices(book: Book, form: MultiDictProxy[Any]) -> dict[str, str] | str:
@@ -245,12 +233,10 @@ def _form_choices(book: Book, form: MultiDictProxy[Any]) -> dict[str, str] | str
 
 async def case_save(request: web.Request) -> web.Response:
     book = request.app[BOOK_KEY]
-    posted = await read_form(request)
-    if isinstance(posted, web.Response):
-        return posted
-    state = _state(request, book, book.read())
-    if state is None:
-        return error_page(404, f"No case named {request.match_info['name']!r}.")
+    found = await posted_case(request, book, f"No case named {request.match_info['name']!r}.")
+    if isinstance(found, web.Response):
+        return found
+    posted, state = found
     choices = _form_choices(book, posted.form)
     if isinstance(choices, str):
         return error_page(400, choices)
@@ -277,10 +263,6 @@ async def case_save(request: web.Request) -> web.Response:
 def _refused(request: web.Request, book: Book, labeller: str, choices: dict[str, str],
              note: str, revision: int, message: str) -> web.Response:
     """The case page again, with the refused form's choices and why it was not saved."""
-    snap = book.read()
-    state = _state(request, book, snap)
-    assert state is not None
-    context = _case_context(request, book, snap, state, labeller, chosen=choices, note=note,
-                            revision=revision, reveal=True)
-    context["banners"].append(("stale", message))
-    return page(render("scenario_case.html.j2", **context), 409)
+    return refused(request, book, _CASE_PAGE,
+                   partial(_case_context, request, book, chosen=choices, note=note,
+                           revision=revision, reveal=True), labeller, message)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from aiohttp import web
 
+from eunomia import serving
 from eunomia.errors import EunomiaError
 from eunomia.report.html import CSP, render_error, render_run_list
-from eunomia.serving import http_url
 from eunomia.serving import is_loopback as is_loopback
 from eunomia.store import RunStore
 from eunomia.viewer._pages import render_comparison, render_run, score_digits
@@ -145,8 +145,7 @@ def create_app(store_path: Path, *, loopback_only: bool = True) -> web.Applicati
 
 def serve_forever(store_path: Path, host: str, port: int,
                   announce: Callable[[str], None] = print) -> None:
-    """Serve until interrupted; ``announce`` gets the URL to open."""
+    """Serve until Ctrl+C or SIGTERM; ``announce`` gets the URL to open, once the server
+    listens."""
     app = create_app(store_path, loopback_only=is_loopback(host))
-    announce(http_url(host, port, "/"))
-    web.run_app(app, host=host, port=port, print=None, access_log=None,
-                handle_signals=True)
+    serving.serve_forever(serving.serve_app(app, host, port, announce), None)
