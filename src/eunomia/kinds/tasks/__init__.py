@@ -24,7 +24,8 @@ from eunomia.kinds.tasks._files import export_tasks, stored_record, stored_summa
 from eunomia.kinds.tasks._kind import TASKS, TaskKind
 from eunomia.kinds.tasks._plan import TaskPlan
 from eunomia.kinds.tasks._records_out import check_pass_score
-from eunomia.kinds.tasks._summary import GroupStat, SummaryBuilder, TasksSummary, summarize
+from eunomia.kinds.tasks._summary import GroupStat, TasksSummary
+from eunomia.kinds.tasks._summary_builder import SummaryBuilder, summarize
 from eunomia.kinds.tasks._summary_rows import RepeatConsistency, RepeatStat, SpeedRow
 from eunomia.kinds.tasks._tables import suite_yaml
 from eunomia.kinds.tasks._terminal import print_tasks_summary, task_row

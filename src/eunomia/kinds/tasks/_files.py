@@ -71,7 +71,8 @@ from eunomia.kinds.tasks._controls import (
 )
 from eunomia.kinds.tasks._figures import CaseFigures, case_figures
 from eunomia.kinds.tasks._reorder import Parked
-from eunomia.kinds.tasks._summary import SummaryBuilder, TasksSummary
+from eunomia.kinds.tasks._summary import TasksSummary
+from eunomia.kinds.tasks._summary_builder import SummaryBuilder
 from eunomia.kinds.tasks._tables import (
     CASE_COLUMNS,
     PROB_LABEL,

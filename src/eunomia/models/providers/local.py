@@ -1,21 +1,14 @@
 """The ``local`` provider: an in-process llama.cpp model (``llama-cpp-python``).
 
 Each model is loaded once per process and shared by every provider object that
-names it. Calls to one model run one at a time on the model's own worker thread
-(generation is CPU-bound and llama.cpp contexts are not thread-safe), so the
-event loop never blocks.
+names it (:mod:`eunomia.models.providers._local_load`). Calls to one model run one
+at a time on the model's own worker thread (generation is CPU-bound and llama.cpp
+contexts are not thread-safe), so the event loop never blocks.
 
 Reproducibility: temperature 0 (greedy), a fixed seed, and a model state that
-depends on the request only. llama-cpp-python on its own reuses the KV cache of
-whatever prefix the previous prompt shared with this one, so the answer would
-depend on what was asked before it in the process (the shared part was computed
-in other batches). Here every prompt is evaluated in the same two steps, always:
-its system part on its own from an empty state, then the rest. The state of the
-first step is kept between calls, and a call whose system part is the same as the
-previous call's starts from it instead of evaluating it again — the same numbers
-as evaluating it afresh, because the procedure does not depend on history. A
-grading engine sends the same ~1,000-token system prompt with every submission,
-so this saves most of the prompt evaluation. See :class:`_SystemPrefixCache`.
+depends on the request only: every prompt is evaluated as its system part from an
+empty state, then the rest, and the system part's state is kept for the next call
+that has the same one (:mod:`eunomia.models.providers._local_prefix`).
 
 A cancelled call (e.g. the scheduler's timeout) stops generation at the next
 token instead of keeping the model busy.
@@ -40,141 +33,37 @@ same path through the model, so a streamed answer is the same text.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import importlib
-import os
 import threading
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from eunomia import defaults
-from eunomia.errors import EunomiaError
 from eunomia.models._json import JSONExtractionError, parse_json_answer
 from eunomia.models._types import ChatRequest, ChatResult, Usage
-from eunomia.models._weights import LocalModel, ensure_weights, local_model
+from eunomia.models._weights import local_model
 from eunomia.models.providers._local_grammar import json_grammar
 from eunomia.models.providers._local_grammar import (
     schema_problem as schema_problem,  # re-exported: the model server checks schemas
+)
+from eunomia.models.providers._local_load import Loaded, load_model, local_threads
+from eunomia.models.providers._local_load import (  # re-exported: the bench loads with these
+    _without_extra_buffers as _without_extra_buffers,
+)
+from eunomia.models.providers._local_load import (  # re-exported: the spec checks the install
+    import_llama_cpp as import_llama_cpp,
 )
 from eunomia.models.providers._local_scores import ScoreReader
 from eunomia.models.providers.likelihood import OptionsRequest, OptionsResult, score_on
 from eunomia.scheduler import CallError
 
-INSTALL_HINT = "pip install 'eunomia[local]'  (or scripts/setup-local-model.sh)"
-
 JSON_OBJECT_SCHEMA: dict[str, Any] = {"type": "object"}
 """The schema of "any JSON object" (OpenAI's ``response_format: json_object``)."""
 
 
-def import_llama_cpp() -> Any:
-    """The ``llama_cpp`` module, or a clear error naming the install command."""
-    try:
-        return importlib.import_module("llama_cpp")
-    except ImportError as exc:
-        raise EunomiaError(
-            "the local model provider needs llama-cpp-python, which is not installed "
-            f"({exc}). Install it with:\n  {INSTALL_HINT}\n"
-            "It builds from source: about 9 minutes on 2 cores."
-        ) from None
-
-
 class _Cancelled(Exception):
     """Raised inside the generation loop to stop a call whose caller went away."""
-
-
-_MIN_PREFIX_TOKENS = 32
-"""System parts shorter than this are not worth a separate evaluation step."""
-_EDGE_TOKENS = 2
-"""Tokens at each end of the system text whose tokenisation may depend on neighbours."""
-
-
-class _SystemPrefixCache:
-    """Evaluates every prompt as "system part, then the rest" and keeps the first part.
-
-    Installed as the model's ``generate`` (llama-cpp-python's chat completion
-    formats the messages, tokenises the prompt and calls ``generate`` with the
-    tokens). Before handing the tokens on, it brings the model into the state of
-    exactly the prompt's system part: kept from the previous call when that call
-    had the same one, else evaluated now from an empty state. ``generate`` then
-    finds that state as a cached prefix and evaluates only the rest. A prompt whose
-    system part cannot be located (no system message, a chat format that drops it,
-    or one too short) is evaluated from an empty state in one go — again the same
-    procedure whatever ran before.
-
-    The split point is where the system text ends inside the prompt tokens: the
-    system text's own tokens (minus a couple at each end, whose tokenisation can
-    depend on the neighbouring template text) are searched for in the prompt, so
-    the split depends only on the request.
-    """
-
-    def __init__(self, llama: Any) -> None:
-        self._llama = llama
-        self._generate = llama.generate
-        self.system_text: str | None = None
-        """The system message of the call in progress (set by the provider per call)."""
-        self._prefix: list[int] | None = None
-        """The tokens whose state the model holds (positions 0..len-1), if any."""
-        self.reused_tokens = 0
-        """Prompt tokens the last call did not evaluate again (for tests and benchmarks)."""
-
-    def __call__(self, tokens: Any, *args: Any, **kwargs: Any) -> Any:
-        tokens = list(tokens)
-        self._prepare(tokens)
-        return self._generate(tokens, *args, **kwargs)
-
-    def split_point(self, tokens: list[int]) -> int:
-        """Number of leading prompt tokens that make up the system part (0: none found)."""
-        text = self.system_text
-        if not text:
-            return 0
-        own = self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
-        needle = own[_EDGE_TOKENS:-_EDGE_TOKENS] if len(own) > 2 * _EDGE_TOKENS else []
-        if len(needle) < _MIN_PREFIX_TOKENS:
-            return 0
-        first = needle[0]
-        width = len(needle)
-        for start, token in enumerate(tokens):
-            if token == first and tokens[start:start + width] == needle:
-                end = start + width
-                return end if end < len(tokens) else 0
-        return 0
-
-    def _prepare(self, tokens: list[int]) -> None:
-        llama = self._llama
-        split = self.split_point(tokens)
-        prefix = tokens[:split]
-        if split and self._prefix == prefix and llama.n_tokens >= split:
-            # Drop whatever followed the system part last time; keep the part itself.
-            llama._ctx.kv_cache_seq_rm(-1, split, -1)
-            llama.n_tokens = split
-            self.reused_tokens = split
-            return
-        llama.reset()
-        self._prefix = None
-        self.reused_tokens = 0
-        if split:
-            llama.eval(prefix)
-            self._prefix = prefix
-
-    def forget(self) -> None:
-        """Empty the model state (after a failed call, whose state is unknown)."""
-        self._llama.reset()
-        self._prefix = None
-
-
-@dataclass(slots=True)
-class _Loaded:
-    """A model loaded in this process, with the one thread allowed to use it."""
-
-    llama: Any
-    executor: ThreadPoolExecutor
-    load_s: float
-    path: Path
-    prefix_cache: _SystemPrefixCache
 
 
 @dataclass(slots=True)
@@ -216,92 +105,6 @@ class _Raw:
     score_distribution: dict[str, float] | None = None
 
 
-_LOADED: dict[tuple[str, int, int], _Loaded] = {}
-_LOAD_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _without_extra_buffers(llama_cpp: Any) -> Iterator[None]:
-    """Load models without llama.cpp's extra CPU buffer types (AMX, repacked weights).
-
-    llama-cpp-python does not expose ``use_extra_bufts``. On this project's
-    reference machine (a virtualised Xeon with AMX) the AMX buffer type crashes
-    the process on the first decode; without extra buffers llama.cpp runs the
-    ordinary AVX2/AVX-512 kernels. Called under ``_LOAD_LOCK``.
-    """
-    low = llama_cpp.llama_cpp
-    original = low.llama_model_default_params
-
-    def params() -> Any:
-        p = original()
-        p.use_extra_bufts = False
-        return p
-
-    low.llama_model_default_params = params
-    try:
-        yield
-    finally:
-        low.llama_model_default_params = original
-
-
-def _threads(threads: int | None) -> int:
-    """Explicit value, else ``$EUNOMIA_LOCAL_THREADS``, else the default (all cores but one)."""
-    if threads:
-        return threads
-    env = os.environ.get(defaults.LOCAL_THREADS_ENV, "").strip()
-    if env:
-        try:
-            return max(1, int(env))
-        except ValueError:
-            raise EunomiaError(
-                f"{defaults.LOCAL_THREADS_ENV} must be a whole number, got {env!r}"
-            ) from None
-    return defaults.LOCAL_THREADS or max(1, (os.cpu_count() or 1) - 1)
-
-
-def load_model(
-    model: LocalModel,
-    *,
-    context_tokens: int = defaults.LOCAL_CONTEXT_TOKENS,
-    threads: int | None = None,
-) -> _Loaded:
-    """Load ``model`` once per process (thread-safe); later calls return the same object."""
-    n_threads = _threads(threads)
-    key = (model.name, context_tokens, n_threads)
-    with _LOAD_LOCK:
-        loaded = _LOADED.get(key)
-        if loaded is not None:
-            return loaded
-        llama_cpp = import_llama_cpp()
-        path = ensure_weights(model.name)
-        started = time.perf_counter()
-        try:
-            with _without_extra_buffers(llama_cpp):
-                llama = llama_cpp.Llama(
-                    model_path=str(path),
-                    n_ctx=context_tokens,
-                    n_threads=n_threads,
-                    n_threads_batch=n_threads,
-                    seed=defaults.MODEL_SEED,
-                    chat_format=model.chat_format,
-                    verbose=False,
-                )
-        except (ValueError, RuntimeError, OSError) as exc:
-            raise EunomiaError(
-                f"cannot load local model {model.name!r} from {path}: {exc}"
-            ) from None
-        prefix_cache = _SystemPrefixCache(llama)
-        llama.generate = prefix_cache
-        loaded = _Loaded(
-            llama=llama,
-            prefix_cache=prefix_cache,
-            executor=ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llama-{model.name}"),
-            load_s=time.perf_counter() - started,
-            path=path,
-        )
-        _LOADED[key] = loaded
-        return loaded
-
 
 def _consume(future: asyncio.Future[Any]) -> None:
     """Retrieve the outcome of a call nobody waits for any more (avoids asyncio warnings)."""
@@ -322,7 +125,7 @@ class LocalProvider:
         self.model = local_model(model)
         self.context_tokens = context_tokens
         self.threads = threads
-        self._loaded: _Loaded | None = None
+        self._loaded: Loaded | None = None
 
     @property
     def name(self) -> str:
@@ -331,14 +134,14 @@ class LocalProvider:
     @property
     def threads_used(self) -> int:
         """CPU threads the model runs with (explicit, ``$EUNOMIA_LOCAL_THREADS`` or default)."""
-        return _threads(self.threads)
+        return local_threads(self.threads)
 
     async def load(self) -> float:
         """Load the model now (else the first call does). Returns the load time in seconds."""
         loaded = await self._ensure_loaded()
         return loaded.load_s
 
-    async def _ensure_loaded(self) -> _Loaded:
+    async def _ensure_loaded(self) -> Loaded:
         if self._loaded is None:
             self._loaded = await asyncio.to_thread(
                 load_model, self.model, context_tokens=self.context_tokens, threads=self.threads
@@ -400,7 +203,7 @@ class LocalProvider:
         )
 
     def _generate(
-        self, loaded: _Loaded, request: ChatRequest, state: _CallState, sink: TextSink | None
+        self, loaded: Loaded, request: ChatRequest, state: _CallState, sink: TextSink | None
     ) -> _Raw:
         """Runs on the model's worker thread. Streams internally so a cancelled call stops."""
         if state.cancel.is_set():
@@ -515,7 +318,7 @@ class LocalProvider:
                 {"role": "system", "content": system}, {"role": "user", "content": user}]}))
 
         def forget_prefix() -> None:  # the model state is the scorer's, not a kept prefix
-            loaded.prefix_cache._prefix = None
+            loaded.prefix_cache.drop_prefix()
 
         return await score_on(loaded.executor, loaded.llama, frame, request, self.name,
                               self.model.name, forget_prefix)
