@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from statistics import fmean
 from typing import Any
 
@@ -29,7 +29,7 @@ from eunomia.kinds.tasks._summary import (
     GroupStat,
     TasksSummary,
 )
-from eunomia.kinds.tasks._summary_rows import RepeatConsistency, Repeats, SpeedRow, SpeedRows
+from eunomia.kinds.tasks._summary_rows import Repeats, SpeedRow, SpeedRows
 from eunomia.pricing import PriceTable, TokenCount
 from eunomia.stats import (
     bootstrap_mean_ci,
@@ -43,16 +43,6 @@ from eunomia.stats._validate import FloatArray
 from eunomia.tasks import CaseMeta, CaseRecord
 
 _NAN = math.nan
-
-
-def repeat_consistency(records: Sequence[CaseRecord]) -> RepeatConsistency | None:
-    """None when the run has a single repeat."""
-    rep = Repeats()
-    rep.index = {}
-    for r in records:
-        rep.add(rep.new_case(r.suite, r.case_name), r.repeat, r.score)
-    return rep.result()
-
 
 
 def _group_values(suite: str, meta: CaseMeta | None) -> Iterator[tuple[str, str]]:
@@ -342,17 +332,6 @@ def _count_tokens(acc: dict[str, list[int]], model: str, i: int, o: int, k: int)
         found[0] += i
         found[1] += o
         found[2] += k
-
-
-def agreement(records: Sequence[CaseRecord], judge_repeats: int) -> Agreement:
-    """The judge's agreement with itself (across repeats) and with the human scores."""
-    builder = SummaryBuilder(candidate="", judge="", weights={}, judge_repeats=judge_repeats,
-                             repeats=1)
-    for r in _grouped(records):
-        if r.status != "invalid":
-            builder.add(r)
-    builder._close_case()
-    return builder._agreement()
 
 
 def _grouped(records: Iterable[CaseRecord]) -> list[CaseRecord]:
