@@ -95,6 +95,17 @@ BAD_FILES = [
      "matrix.yml:2 [models]", "run the file with 'eunomia eval --matrix'"),
     ("run", "scenarios: [s]\ntargets: [example, example]\n",
      "matrix.yml:2 [targets[1]]", "listed twice"),
+    ("run", "scenarios: [s]\ntargets: [example]\nmax_response_mb: 1e999\n",
+     "matrix.yml:3 [max_response_mb]", "finite number"),
+    ("eval", "suites: [s]\nmodels: [openai:x]\nmax_response_mb: 0\n",
+     "matrix.yml:3 [max_response_mb]", "greater than 0"),
+    ("eval", "suites: [s]\nmodels: [openai:x]\nmax_response_mb: -1\n",
+     "matrix.yml:3 [max_response_mb]", "greater than 0"),
+    ("run", "scenarios: [s]\ntargets:\n  - spec: 'athena:http://127.0.0.1:9/f'\n"
+            "    llm_usage: my-server\n",
+     "matrix.yml:4 [targets[0].llm_usage]", "only absolute http:// or https:// URLs"),
+    ("run", "scenarios: [s]\ntargets: [example]\nllm_usage: 'http://127.0.0.1:8000'\n",
+     "matrix.yml:3 [llm_usage]", "athena and http: targets only; none is given"),
 ]
 
 
@@ -125,3 +136,34 @@ def test_missing_matrix_file_and_resume_with_matrix(
     (tmp_path / "m.yml").write_text("repeat: 2\n", encoding="utf-8")
     code, out = _main([command, "--matrix", "m.yml", "--resume", "r"], monkeypatch, capsys)
     assert code == 2 and "--matrix cannot be combined with --resume" in out
+
+
+def test_a_matrix_files_answer_limit_applies_and_a_resumed_run_keeps_it(
+        threaded_server: ScriptedServer, examples_copy: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``max_response_mb`` (and ``retry_500``) of a matrix file reach the requests; resumed
+    without ``--max-response-mb`` the run keeps the file's limit, given again it is raised."""
+    monkeypatch.setenv("COLUMNS", "200")
+    threaded_server.default = feedback_reply([1, 2, 3])  # well over 200 bytes
+    matrix = tmp_path / "matrix.yml"
+    matrix.write_text(f"scenarios: [{examples_copy}]\ntargets: ['athena:{threaded_server.url}']"
+                      "\nmax_cases: 2\nmax_response_mb: 0.0002\nretry_500: true\n",
+                      encoding="utf-8")
+    results = tmp_path / "res"
+    got = CliRunner().invoke(app, ["run", "--matrix", str(matrix), "--results", str(results),
+                                   "--run-name", "small"])
+    assert got.exit_code == 1, got.output
+    failures = (results / "small" / "project_management" / "failures.json").read_text()
+    assert "larger than the 200 bytes response limit" in failures
+    db = RunStore(results / "eunomia.db")
+    try:
+        settings = db.require_run("small").settings
+    finally:
+        db.close()
+    assert (settings["max_response_mb"], settings["retry_500"]) == (0.0002, True)
+    resume = ["run", "--resume", "small", "--retry-failed", "--results", str(results)]
+    got = CliRunner().invoke(app, resume)
+    assert got.exit_code == 1 and "200 bytes response limit" in " ".join(got.output.split())
+    got = CliRunner().invoke(app, [*resume, "--max-response-mb", "1"])
+    assert got.exit_code == 0, got.output
+    assert len(threaded_server.requests) == 6  # 2 cases, three times

@@ -147,9 +147,14 @@ def _prepared(what: ScenarioRequest, run: RunRequest) -> tuple[ScenarioRequest, 
     if what.matrix is not None:
         from eunomia.matrix import load_scenario_matrix  # YAML only when a file is given
 
-        run = run.with_matrix(m := load_scenario_matrix(what.matrix), "targets, scenarios")
-        what = replace(what, paths=(*m.scenario_paths(), *what.paths),
-                       targets=(*m.targets, *what.targets))
+        m = load_scenario_matrix(what.matrix, what.targets)
+        run = run.with_matrix(m, "targets, scenarios")
+        what = replace(  # the command line's --llm-usage and --athena-graded win
+            what, paths=(*m.scenario_paths(), *what.paths),
+            targets=(*m.target_specs(), *what.targets),
+            llm_usage=what.llm_usage if what.llm_usage is not None else m.llm_usage,
+            athena_graded=what.athena_graded if what.athena_graded is not None
+            else m.athena_graded)
     run.check()
     if run.resume is not None:
         # Everything that defines the run comes from the store; operational options
@@ -250,7 +255,7 @@ def run_command(what: ScenarioRequest, run: RunRequest,
         "athena_id_base": what.athena_id_base,
         "llm_usage": what.llm_usage,
         "athena_graded": what.athena_graded,
-        **calls_on.settings(),
+        **run.kept_settings(), **calls_on.settings(),
     }
     recipes = {t.name: TargetRecipe(spec, config)
                for spec, t in zip(what.target_specs, built, strict=True)}

@@ -226,7 +226,7 @@ def eval_command(what: TaskRequest, run: RunRequest,
         "rubric_option": str(what.rubric) if what.rubric is not None else None,
         "models": [e.to_json() for e in what.models], "cache_systems": run.cache,
         **({"matrix": str(what.matrix)} if what.matrix is not None else {}),
-        **calls_on.settings()}
+        **run.kept_settings(), **calls_on.settings()}
     assert run.run_name is not None
     check = None
     link = None

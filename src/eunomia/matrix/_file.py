@@ -6,7 +6,12 @@ Scenarios, for ``eunomia run --matrix FILE``::
     targets:                              # as --target: athena[:<url>], example, llm:<spec>
       - example
       - athena:http://localhost:5100/modules/modeling/module_modeling_llm
+      - spec: athena:http://localhost:5008/feedback_suggestions
+        llm_usage: http://127.0.0.1:8000  # this target's ?llm_usage= (--llm-usage)
+        athena_graded: false              # this target's ?graded= (--athena-graded)
       - llm:openai:gpt-4o-mini
+    llm_usage: http://127.0.0.1:8000      # --llm-usage: every athena and http: target
+    athena_graded: false                  # --athena-graded: every athena target
     repeat: 3
 
 Judged task suites, for ``eunomia eval --matrix FILE``::
@@ -21,19 +26,23 @@ Judged task suites, for ``eunomia eval --matrix FILE``::
     repeat: 2
 
 Both take the run options ``run_name``, ``repeat``, ``cases``, ``max_cases``,
-``concurrency``, ``timeout`` and ``retries``. Every problem is reported with the file, the
-key path and the line; nothing is run until the whole file is valid.
+``concurrency``, ``timeout``, ``retries``, ``retry_500`` and ``max_response_mb`` (the
+command line's ``--max-response-mb``). Every problem is reported with the file, the key path
+and the line; nothing is run until the whole file is valid.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
+from urllib.parse import parse_qsl, urlencode
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, model_validator
 
-from eunomia.bounds import Concurrency, Repeats, Timeout
+from eunomia import defaults
+from eunomia.bounds import Concurrency, Repeats, Timeout, Url
 from eunomia.errors import Diagnostic, EunomiaError
 from eunomia.models import ModelsConfig, ModelSpec, SettingsOverride, load_config, resolve_spec
 from eunomia.yamlfile import YamlDocument, diag_at, read_named_yaml, validate_document
@@ -55,7 +64,12 @@ class _Options(BaseModel):
     max_cases: int | None = Field(default=None, ge=1)
     concurrency: Concurrency | None = None
     timeout: Timeout | None = None
-    retries: int | None = Field(default=None, ge=0)
+    retries: int | None = Field(default=None, ge=0, le=defaults.MAX_RETRIES)
+    retry_500: StrictBool | None = None
+    """``--retry-500``: also retry HTTP 500."""
+    max_response_mb: Annotated[float, Field(
+        gt=0, le=defaults.MAX_RESPONSE_MB_LIMIT, allow_inf_nan=False)] | None = None
+    """``--max-response-mb``: the largest answer read, in megabytes."""
     _path: Path = PrivateAttr(default=Path("matrix.yml"))
 
     @property
@@ -69,14 +83,61 @@ class _Options(BaseModel):
         return path if path.is_absolute() else self._path.parent / path
 
 
+class MatrixTarget(BaseModel):
+    """A system under test: a spec as ``--target``, optionally with the options of that
+    target alone (its ``?llm_usage=`` and ``?graded=``, written as keys)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    spec: str = Field(min_length=1)
+    llm_usage: Url | None = None
+    """Meter this target's LLM traffic at this ``eunomia serve-model`` (athena, http:)."""
+    athena_graded: StrictBool | None = None
+    """``isGraded`` of this Athena target's requests."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_spec(cls, data: Any) -> Any:
+        return {"spec": data} if isinstance(data, str) else data
+
+    def options(self) -> dict[str, str]:
+        """The options given as keys, as the spec writes them (``graded``, ``llm_usage``)."""
+        out: dict[str, str] = {}
+        if self.athena_graded is not None:
+            out["graded"] = str(self.athena_graded).lower()
+        if self.llm_usage is not None:
+            out["llm_usage"] = self.llm_usage
+        return out
+
+    def in_spec(self) -> set[str]:
+        """The options the spec itself gives after ``?``."""
+        return {key for key, _ in parse_qsl(self.spec.partition("?")[2])}
+
+    def as_spec(self) -> str:
+        """The spec as ``--target`` takes it (stored with the run, so ``--resume`` builds
+        the same target): ``athena:<url>?graded=false&llm_usage=<url>``."""
+        options = self.options()
+        if not options:
+            return self.spec
+        return self.spec + ("&" if "?" in self.spec else "?") + urlencode(options, safe=":/")
+
+
 class ScenarioMatrix(_Options):
     """``eunomia run --matrix``: scenario folders × targets."""
 
     scenarios: list[str] = Field(default_factory=list)
-    targets: list[str] = Field(default_factory=list)
+    targets: list[MatrixTarget] = Field(default_factory=list)
+    llm_usage: Url | None = None
+    """``--llm-usage``: meter every athena and http: target (a target's own wins)."""
+    athena_graded: StrictBool | None = None
+    """``--athena-graded``: ``isGraded`` of every athena target (a target's own wins)."""
 
     def scenario_paths(self) -> list[Path]:
         return [self.resolve(p) for p in self.scenarios]
+
+    def target_specs(self) -> list[str]:
+        """The targets as ``--target`` specs, each with its own options."""
+        return [t.as_spec() for t in self.targets]
 
 
 class MatrixModel(BaseModel):
@@ -124,6 +185,18 @@ class TaskMatrix(_Options):
 
 
 M = TypeVar("M", bound=_Options)
+_ENTRIES: dict[str, type[BaseModel]] = {"targets": MatrixTarget, "models": MatrixModel}
+"""The lists whose entries may be mappings, by key."""
+
+
+def _known(key: str, model: type[BaseModel]) -> str:
+    """The keys known where ``key`` (a key path) is: of a list's entry (``targets[1].x``),
+    else of the file."""
+    head, _, rest = key.partition("[")
+    entry = _ENTRIES.get(head)
+    if entry is not None and rest.count(".") == 1 and "[" not in rest:
+        return ", ".join(entry.model_fields)
+    return ", ".join(model.model_fields)
 
 
 def _read(path: Path, model: type[M], other: type[_Options], command: str
@@ -134,12 +207,11 @@ def _read(path: Path, model: type[M], other: type[_Options], command: str
         raise EunomiaError(f"invalid matrix file {path}", [diag_at(
             doc, (), "the file is empty; see 'eunomia run --help' or 'eunomia eval --help'")])
     matrix, problems = validate_document(doc, model)
-    known = ", ".join(model.model_fields)
     foreign = set(other.model_fields) - set(model.model_fields)
     problems = [
         dataclasses.replace(d, message=(
             f"not a key of a {kind} matrix but of a {other_kind} one: run the file with "
-            f"'{command}'" if d.key in foreign else f"unknown key (known: {known})"))
+            f"'{command}'" if d.key in foreign else f"unknown key (known: {_known(d.key, model)})"))
         if d.message == _EXTRA else d
         for d in problems
     ]
@@ -155,8 +227,50 @@ def _missing_paths(doc: YamlDocument, matrix: _Options, key: str,
             for i, p in enumerate(values) if not matrix.resolve(p).exists()]
 
 
-def load_scenario_matrix(path: Path) -> ScenarioMatrix:
-    """Read and check a scenario matrix (paths exist, every target spec can be built).
+def _target_options(doc: YamlDocument, i: int, target: MatrixTarget) -> list[Diagnostic]:
+    """A target's own options where its spec takes them, and not given twice."""
+    from eunomia.targets import spec_kind, takes_options
+
+    problems = []
+    for key, option, applies, to in (
+            ("llm_usage", "llm_usage", takes_options(target.spec), "athena and http: targets"),
+            ("athena_graded", "graded", spec_kind(target.spec) == "athena", "athena targets")):
+        if getattr(target, key) is None:
+            continue
+        if not applies:
+            problems.append(diag_at(doc, ("targets", i, key), f"applies to {to} only, not "
+                                                              f"to {target.spec!r}"))
+        elif option in target.in_spec():
+            problems.append(diag_at(doc, ("targets", i, key), f"given twice: also as "
+                                                              f"?{option}= in the spec"))
+    return problems
+
+
+def _run_options(doc: YamlDocument, matrix: ScenarioMatrix,
+                 more_targets: Sequence[str]) -> list[Diagnostic]:
+    """``llm_usage`` and ``athena_graded`` of the whole matrix refused where no target (of
+    the file or ``more_targets``, the command line's) takes them."""
+    from eunomia.targets import spec_kind, takes_options
+
+    specs = [*matrix.target_specs(), *more_targets]
+    if not specs:  # the targets are the command's default (athena)
+        specs = ["athena"]
+    problems = []
+    if matrix.llm_usage is not None and not any(map(takes_options, specs)):
+        problems.append(diag_at(doc, ("llm_usage",), "meters the LLM traffic of athena and "
+                                                     "http: targets only; none is given "
+                                                     "(llm: targets report their own usage)"))
+    if matrix.athena_graded is not None and "athena" not in map(spec_kind, specs):
+        problems.append(diag_at(doc, ("athena_graded",), "applies to athena targets only "
+                                                         "(isGraded of Athena's feedback "
+                                                         "requests); none is given"))
+    return problems
+
+
+def load_scenario_matrix(path: Path, more_targets: Sequence[str] = ()) -> ScenarioMatrix:
+    """Read and check a scenario matrix (paths exist, every target spec can be built with
+    the file's options, each option where a target takes it; ``more_targets``: the
+    command line's, which the file's options apply to too).
 
     Raises :class:`EunomiaError` listing every problem (file, key path, line).
     """
@@ -164,10 +278,17 @@ def load_scenario_matrix(path: Path) -> ScenarioMatrix:
 
     doc, matrix = _read(path, ScenarioMatrix, TaskMatrix, "eunomia eval --matrix")
     problems = _missing_paths(doc, matrix, "scenarios", matrix.scenarios)
+    problems += _run_options(doc, matrix, more_targets)
+    config = TargetConfig(athena_graded=matrix.athena_graded is not False,
+                          llm_usage=matrix.llm_usage)
     seen: dict[str, int] = {}
-    for i, spec in enumerate(matrix.targets):
+    for i, target in enumerate(matrix.targets):
+        own = _target_options(doc, i, target)
+        if own:
+            problems += own
+            continue
         try:
-            name = build_target(spec, TargetConfig()).name
+            name = build_target(target.as_spec(), config).name
         except EunomiaError as exc:
             problems.append(diag_at(doc, ("targets", i), exc.message))
             continue
