@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import xmlschema
 from tests.support.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 TUTOR_GRADED = ROOT / "examples" / "athena" / "tutor_graded"
 MODULE_TESTS = ROOT / "examples" / "athena" / "module_tests"
 WIDE = {"COLUMNS": "400"}
+JUNIT_SCHEMA = ROOT / "tests" / "ci" / "junit-10.xsd"
 TOO_FEW = "too few cases to tell (8 cases; at least 10 are needed)"
 PEARSON = "Pearson r vs Tutors (95% CI)"
 SPEARMAN = "Spearman rho vs Tutors (95% CI)"
@@ -76,6 +78,7 @@ def _markdown(text: str) -> dict[str, dict[str, str]]:
 
 def _junit(path: Path) -> dict[str, dict[str, str]]:
     """Test suite name (``scenario [target]``) -> its properties."""
+    xmlschema.XMLSchema(JUNIT_SCHEMA).validate(path)  # the properties keep the file valid
     root = ET.parse(path).getroot()
     return {s.get("name") or "": {p.get("name") or "": p.get("value") or ""
                                   for p in s.iter("property")}
