@@ -215,10 +215,11 @@ cases: [a]
 concurrency: 2
 max_response_mb: 3
 retry_500: true
+pass_score: 4.5
 """)
     code, out = invoke("eval", "--matrix", str(matrix), "--model", "openai:fake-poor",
                        "--repeat", "1", "--results", str(tmp_path / "res"), "--run-name", "o",
-                       "--max-response-mb", "4")
+                       "--max-response-mb", "4", "--junit", str(tmp_path / "j.xml"))
     assert code == 0, out
     assert served.counts["fake-good"] == 1 and served.counts["fake-poor"] == 1
     db = RunStore(tmp_path / "res" / "eunomia.db")
@@ -232,3 +233,6 @@ retry_500: true
     # the command line's --max-response-mb wins; the file's retry_500 applies; both are
     # kept for --resume
     assert (info.settings["max_response_mb"], info.settings["retry_500"]) == (4.0, True)
+    # the file's pass score decides who passes in the CI outputs
+    junit = (tmp_path / "j.xml").read_text(encoding="utf-8")
+    assert '<property name="pass_score" value="4.5"/>' in junit

@@ -12,7 +12,8 @@ Scenarios, for ``eunomia run --matrix FILE``::
       - llm:openai:gpt-4o-mini
     llm_usage: http://127.0.0.1:8000      # --llm-usage: every athena and http: target
     athena_graded: false                  # --athena-graded: every athena target
-    repeat: 3
+    repeat: 3                             # and server_url, x_server_url, secret_env,
+                                          # athena_id_base, prompt_dir (as their options)
 
 Judged task suites, for ``eunomia eval --matrix FILE``::
 
@@ -22,7 +23,8 @@ Judged task suites, for ``eunomia eval --matrix FILE``::
       - name: mini-warm                   # its name in the results (default: the spec)
         spec: openai:gpt-4o-mini
         settings: {temperature: 0.8}      # generation settings, as in models.yml
-    judge: local                          # and judge_repeats, weights, rubric
+    judge: local                          # and judge_repeats, weights, rubric,
+                                          # judge_feedback, judge_check, pass_score
     repeat: 2
 
 Both take the run options ``run_name``, ``repeat``, ``cases``, ``max_cases``,
@@ -131,9 +133,22 @@ class ScenarioMatrix(_Options):
     """``--llm-usage``: meter every athena and http: target (a target's own wins)."""
     athena_graded: StrictBool | None = None
     """``--athena-graded``: ``isGraded`` of every athena target (a target's own wins)."""
+    server_url: Url | None = None
+    """``--server-url``: the feedback URL of plain ``athena`` targets."""
+    x_server_url: Url | None = None
+    """``--x-server-url``: the ``X-Server-URL`` header of Athena requests."""
+    secret_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+    """``--secret-env``: the environment variable holding Athena's secret."""
+    athena_id_base: int | None = None
+    """``--athena-id-base``: where the ids sent to Athena start."""
+    prompt_dir: str | None = Field(default=None, min_length=1)
+    """``--prompt-dir``: prompt templates of ``llm:`` targets (relative to this file)."""
 
     def scenario_paths(self) -> list[Path]:
         return [self.resolve(p) for p in self.scenarios]
+
+    def prompt_path(self) -> Path | None:
+        return self.resolve(self.prompt_dir) if self.prompt_dir is not None else None
 
     def target_specs(self) -> list[str]:
         """The targets as ``--target`` specs, each with its own options."""
@@ -176,6 +191,12 @@ class TaskMatrix(_Options):
     weights: dict[Literal["easy", "medium", "hard"],
                   Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False)]] | None = None
     rubric: str | None = Field(default=None, min_length=1)
+    judge_feedback: StrictBool | None = None
+    """``--judge-feedback``: a local judge writes its feedback too."""
+    judge_check: StrictBool | None = None
+    """``--judge-check``: check the judge on these suites first."""
+    pass_score: Annotated[float, Field(ge=0, le=5, allow_inf_nan=False)] | None = None
+    """``--pass-score``: a case passes (JUnit, JSON Lines, summary) at this mean score."""
 
     def suite_paths(self) -> list[Path]:
         return [self.resolve(p) for p in self.suites]
@@ -248,9 +269,11 @@ def _target_options(doc: YamlDocument, i: int, target: MatrixTarget) -> list[Dia
 
 def _run_options(doc: YamlDocument, matrix: ScenarioMatrix,
                  more_targets: Sequence[str]) -> list[Diagnostic]:
-    """``llm_usage`` and ``athena_graded`` of the whole matrix refused where no target (of
-    the file or ``more_targets``, the command line's) takes them."""
-    from eunomia.targets import spec_kind, takes_options
+    """``llm_usage``, ``athena_graded`` and ``server_url`` of the whole matrix refused where
+    no target (of the file or ``more_targets``, the command line's) takes them; the id base
+    in range, the prompt folder there."""
+    from eunomia.athena import check_id_base
+    from eunomia.targets import spec_base, spec_kind, takes_options
 
     specs = [*matrix.target_specs(), *more_targets]
     if not specs:  # the targets are the command's default (athena)
@@ -264,6 +287,19 @@ def _run_options(doc: YamlDocument, matrix: ScenarioMatrix,
         problems.append(diag_at(doc, ("athena_graded",), "applies to athena targets only "
                                                          "(isGraded of Athena's feedback "
                                                          "requests); none is given"))
+    if matrix.server_url is not None and "athena" not in map(spec_base, specs):
+        problems.append(diag_at(doc, ("server_url",), "applies to plain athena targets only "
+                                                      "(also with options, athena?graded="
+                                                      "false); give athena:<url> to name a "
+                                                      "URL per target"))
+    if matrix.athena_id_base is not None:
+        try:
+            check_id_base(matrix.athena_id_base)
+        except ValueError as exc:
+            problems.append(diag_at(doc, ("athena_id_base",), str(exc)))
+    prompts = matrix.prompt_path()
+    if prompts is not None and not prompts.is_dir():
+        problems.append(diag_at(doc, ("prompt_dir",), f"no such folder: {prompts}"))
     return problems
 
 
