@@ -149,16 +149,16 @@ def _prepared(what: ScenarioRequest, run: RunRequest) -> tuple[ScenarioRequest, 
 
         m = load_scenario_matrix(what.matrix, what.targets)
         run = run.with_matrix(m, "targets, scenarios")
+        in_file: dict[str, object] = {
+            "llm_usage": m.llm_usage, "athena_graded": m.athena_graded,
+            "server_url": m.server_url, "x_server_url": m.x_server_url,
+            "secret_env": m.secret_env, "athena_id_base": m.athena_id_base,
+            "prompt_dir": m.prompt_path()}
         what = replace(  # an option given on the command line wins over the file's
             what, paths=(*m.scenario_paths(), *what.paths),
             targets=(*m.target_specs(), *what.targets),
-            llm_usage=run.given("llm_usage", what.llm_usage, m.llm_usage),
-            athena_graded=run.given("athena_graded", what.athena_graded, m.athena_graded),
-            server_url=run.given("server_url", what.server_url, m.server_url),
-            x_server_url=run.given("x_server_url", what.x_server_url, m.x_server_url),
-            secret_env=run.given("secret_env", what.secret_env, m.secret_env),
-            athena_id_base=run.given("athena_id_base", what.athena_id_base, m.athena_id_base),
-            prompt_dir=run.given("prompt_dir", what.prompt_dir, m.prompt_path()))
+            **{name: run.given(name, getattr(what, name), value)
+               for name, value in in_file.items()})
     run.check()
     if run.resume is not None:
         # Everything that defines the run comes from the store; operational options
