@@ -104,6 +104,10 @@ BAD_FILES = [
     ("run", "scenarios: [s]\ntargets:\n  - spec: 'athena:http://127.0.0.1:9/f'\n"
             "    llm_usage: my-server\n",
      "matrix.yml:4 [targets[0].llm_usage]", "only absolute http:// or https:// URLs"),
+    ("eval", "suites: [s]\nmodels: [openai:x]\ncontrols: 'content-free,bogus'\n",
+     "matrix.yml:3 [controls]", "choose none, or one or more of content-free"),
+    ("eval", "suites: [s]\nmodels: [openai:x]\ncontrol_cases: 0\n",
+     "matrix.yml:3 [control_cases", "greater than or equal to 1"),
     ("eval", "suites: [s]\nmodels: [openai:x]\npass_score: 7\n",
      "matrix.yml:3 [pass_score]", "less than or equal to 5"),
     ("eval", "suites: [s]\nmodels: [openai:x]\njudge_check: sometimes\n",

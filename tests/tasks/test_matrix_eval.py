@@ -216,6 +216,7 @@ concurrency: 2
 max_response_mb: 3
 retry_500: true
 pass_score: 4.5
+controls: none
 """)
     code, out = invoke("eval", "--matrix", str(matrix), "--model", "openai:fake-poor",
                        "--repeat", "1", "--results", str(tmp_path / "res"), "--run-name", "o",
@@ -236,3 +237,4 @@ pass_score: 4.5
     # the file's pass score decides who passes in the CI outputs
     junit = (tmp_path / "j.xml").read_text(encoding="utf-8")
     assert '<property name="pass_score" value="4.5"/>' in junit
+    assert "controls" not in info.settings  # controls: none, as --controls none

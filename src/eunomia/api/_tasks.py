@@ -156,7 +156,16 @@ def _prepared(what: TaskRequest, run: RunRequest) -> _Resolved:
                        judge_feedback=run.given("judge_feedback", what.judge_feedback,
                                                 m.judge_feedback),
                        judge_check=run.given("judge_check", what.judge_check, m.judge_check),
-                       pass_score=run.given("pass_score", what.pass_score, m.pass_score))
+                       pass_score=run.given("pass_score", what.pass_score, m.pass_score),
+                       controls=run.given("controls", what.controls, m.controls),
+                       control_cases=run.given(
+                           "control_cases", what.control_cases,
+                           None if m.control_cases is None else str(m.control_cases)))
+        if what.controls == m.controls and m.controls is not None:
+            try:  # the control names are the kind's: checked here, naming the file's key
+                parse_controls(m.controls)
+            except EunomiaError as exc:
+                raise m.refused("controls", exc.message.removeprefix("--controls ")) from None
     run.check(("--judge-repeats", what.judge_repeats))
     if run.resume is None:
         return _Resolved(what, run, weights)

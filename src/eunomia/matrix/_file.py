@@ -24,7 +24,8 @@ Judged task suites, for ``eunomia eval --matrix FILE``::
         spec: openai:gpt-4o-mini
         settings: {temperature: 0.8}      # generation settings, as in models.yml
     judge: local                          # and judge_repeats, weights, rubric,
-                                          # judge_feedback, judge_check, pass_score
+                                          # judge_feedback, judge_check, pass_score,
+                                          # controls, control_cases
     repeat: 2
 
 Both take the run options ``run_name``, ``repeat``, ``cases``, ``max_cases``,
@@ -73,11 +74,20 @@ class _Options(BaseModel):
         gt=0, le=defaults.MAX_RESPONSE_MB_LIMIT, allow_inf_nan=False)] | None = None
     """``--max-response-mb``: the largest answer read, in megabytes."""
     _path: Path = PrivateAttr(default=Path("matrix.yml"))
+    _doc: YamlDocument | None = PrivateAttr(default=None)
 
     @property
     def path(self) -> Path:
         """The file this matrix was read from."""
         return self._path
+
+    def refused(self, key: str, message: str) -> EunomiaError:
+        """The error of a value the file gives that a command refuses (checked where it is
+        used): naming the file, the key and its line."""
+        if self._doc is None:
+            return EunomiaError(f"invalid matrix file {self._path}: {key}: {message}")
+        return EunomiaError(f"invalid matrix file {self._path}",
+                            [diag_at(self._doc, (key,), message)])
 
     def resolve(self, relative: str) -> Path:
         """A path written in the file: relative ones are relative to the file's folder."""
@@ -197,6 +207,11 @@ class TaskMatrix(_Options):
     """``--judge-check``: check the judge on these suites first."""
     pass_score: Annotated[float, Field(ge=0, le=5, allow_inf_nan=False)] | None = None
     """``--pass-score``: a case passes (JUnit, JSON Lines, summary) at this mean score."""
+    controls: str | None = Field(default=None, min_length=1)
+    """``--controls``: ``none``, or the controls scored beside the candidates (names
+    checked by the eval)."""
+    control_cases: Annotated[int, Field(ge=1)] | Literal["all"] | None = None
+    """``--control-cases``: cases per suite whose controls are scored, or ``all``."""
 
     def suite_paths(self) -> list[Path]:
         return [self.resolve(p) for p in self.suites]
@@ -239,6 +254,7 @@ def _read(path: Path, model: type[M], other: type[_Options], command: str
     if matrix is None:
         raise EunomiaError(f"invalid matrix file {path}", problems)
     matrix._path = path
+    matrix._doc = doc
     return doc, matrix
 
 
