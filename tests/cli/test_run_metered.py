@@ -187,3 +187,40 @@ def test_totals_whose_model_has_no_price_cost_unknown_and_say_why(
     assert entry["cost_unknown_because"] == why
     assert f"cost unknown: {why}" in " ".join(out.split())
     assert "cost 0" not in out
+
+
+def test_a_matrix_file_sets_llm_usage_and_athena_graded_per_matrix_and_per_target(
+        system: System, relay: str, folder: Path, tmp_path: Path) -> None:
+    """What ``--llm-usage`` and ``--athena-graded`` do, from a matrix file: for the whole
+    matrix (a target's own key wins), stored with the run as the command line's are."""
+    system.calls = {1: 1}
+    url = f"{system.url}/feedback_suggestions"
+    matrix = tmp_path / "matrix.yml"
+    matrix.write_text(
+        f"scenarios: [{folder}]\n"
+        "targets:\n"
+        f"  - spec: athena:{url}\n    athena_graded: true\n    llm_usage: {relay}\n"
+        f"  - athena:{url}?x=1\n"
+        "athena_graded: false\nmax_cases: 1\nconcurrency: 1\n", encoding="utf-8")
+    code, out = _run(tmp_path, "--matrix", matrix, "--run-name", "mx")
+    assert code == 0, out
+    assert [b["isGraded"] for b in system.bodies] == [True, False]
+    run = json.loads((tmp_path / "results" / "mx" / "run.json").read_text())
+    assert run["settings"]["athena_graded"] is False and run["settings"]["llm_usage"] is None
+    own = f"athena:{url}?graded=true&llm_usage={relay}"
+    assert run["settings"]["targets"] == [own, f"athena:{url}?x=1"]
+    usage = json.loads((tmp_path / "results" / "mx" / "llm_usage.json").read_text())
+    assert [t["calls"] for t in usage["targets"]] == [1]  # the first target's only
+    # the whole matrix's llm_usage meters every athena target; --athena-graded wins
+    system.bodies.clear()
+    text = matrix.read_text(encoding="utf-8").replace(
+        f"    llm_usage: {relay}\n", "") + f"llm_usage: {relay}\n"
+    matrix.write_text(text, encoding="utf-8")
+    code, out = _run(tmp_path, "--matrix", matrix, "--athena-graded", "true",
+                     "--run-name", "mx2")
+    assert code == 0, out
+    assert [b["isGraded"] for b in system.bodies] == [True, True]
+    run = json.loads((tmp_path / "results" / "mx2" / "run.json").read_text())
+    assert run["settings"]["llm_usage"] == relay and run["settings"]["athena_graded"] is True
+    usage = json.loads((tmp_path / "results" / "mx2" / "llm_usage.json").read_text())
+    assert [t["calls"] for t in usage["targets"]] == [1, 1]

@@ -9,6 +9,8 @@ import pytest
 from eunomia.errors import EunomiaError
 from eunomia.matrix import MatrixModel, load_scenario_matrix, load_task_matrix
 from eunomia.models import ModelsConfig
+from eunomia.run import RunRequest
+from eunomia.targets import split_options
 
 
 def write(path: Path, text: str) -> Path:
@@ -76,7 +78,7 @@ concurrency: 4
 timeout: 30
 """))
     assert matrix.scenario_paths() == [tmp_path / "scenarios"]
-    assert matrix.targets == ["example", "athena:http://127.0.0.1:5100/x"]
+    assert matrix.target_specs() == ["example", "athena:http://127.0.0.1:5100/x"]
     assert (matrix.concurrency, matrix.timeout, matrix.repeat) == (4, 30.0, None)
     with pytest.raises(EunomiaError) as caught:
         load_scenario_matrix(write(tmp_path / "bad.yml", "targets: ['athena:ftp://x']\n"))
@@ -98,3 +100,93 @@ def test_malformed_task_matrix(text: str, key: str, message: str, tmp_path: Path
         load_task_matrix(path, ModelsConfig())
     (problem,) = caught.value.diagnostics
     assert problem.file == path and problem.key == key and message in problem.message
+
+
+def test_scenario_matrix_sets_what_the_command_line_can(tmp_path: Path) -> None:
+    """``--max-response-mb``, ``--retry-500``, ``--llm-usage`` and ``--athena-graded`` for
+    the whole matrix; a target's own ``llm_usage`` and ``athena_graded`` as keys, folded into
+    its spec as ``--target`` takes them (and the run stores them)."""
+    matrix = load_scenario_matrix(write(tmp_path / "m.yml", """\
+targets:
+  - baseline:default
+  - spec: athena:http://127.0.0.1:5100/x?keep=1
+    llm_usage: http://127.0.0.1:8000/v1
+    athena_graded: false
+  - example
+llm_usage: http://127.0.0.1:8001
+athena_graded: true
+max_response_mb: 2.5
+retry_500: true
+"""), more_targets=())
+    specs = matrix.target_specs()
+    assert specs[0] == "baseline:default" and specs[2] == "example"
+    base, options = split_options(specs[1])
+    assert base == "athena:http://127.0.0.1:5100/x?keep=1"
+    assert options == {"graded": "false", "llm_usage": "http://127.0.0.1:8000/v1"}
+    assert (matrix.llm_usage, matrix.athena_graded) == ("http://127.0.0.1:8001", True)
+    run = RunRequest().with_matrix(matrix, "targets")
+    assert (run.max_response_mb, run.retry_500) == (2.5, True)
+    assert run.options.policy.max_response_bytes == 2_500_000 and run.options.policy.retry_500
+    # given on the command line (on purpose), the option wins over the file's
+    mine = RunRequest(max_response_mb=1.0, explicit=frozenset({"max_response_mb"}))
+    assert mine.with_matrix(matrix, "targets").max_response_mb == 1.0
+
+
+@pytest.mark.parametrize(("text", "key", "message"), [
+    ("max_response_mb: 1e999\n", "max_response_mb", "finite number"),
+    ("max_response_mb: .inf\n", "max_response_mb", "finite number"),
+    ("max_response_mb: 0\n", "max_response_mb", "greater than 0"),
+    ("max_response_mb: -1\n", "max_response_mb", "greater than 0"),
+    ("max_response_mb: 1e6\n", "max_response_mb", "less than or equal to 100000"),
+    ("retry_500: maybe\n", "retry_500", "valid boolean"),
+    ("retries: 1000\n", "retries", "less than or equal to 100"),
+    ("targets: [athena:http://127.0.0.1:9/f]\nllm_usage: localhost:8000\n", "llm_usage",
+     "only absolute http:// or https:// URLs"),
+    ("targets: [athena:http://127.0.0.1:9/f]\nathena_graded: maybe\n", "athena_graded",
+     "valid boolean"),
+    ("targets: [{spec: 'athena:http://127.0.0.1:9/f', llm_usage: nowhere}]\n",
+     "targets[0].llm_usage", "only absolute http:// or https:// URLs"),
+    ("targets: [{spec: 'athena:http://127.0.0.1:9/f', graded: false}]\n",
+     "targets[0].graded", "unknown key (known: spec, llm_usage, athena_graded)"),
+    ("targets: [{spec: example, llm_usage: 'http://127.0.0.1:8000'}]\n",
+     "targets[0].llm_usage", "applies to athena and http: targets only, not to 'example'"),
+    ("targets: [{spec: 'http:bot', athena_graded: false}]\n",
+     "targets[0].athena_graded", "applies to athena targets only"),
+    ("targets: [{spec: 'athena:http://127.0.0.1:9/f?graded=true', athena_graded: false}]\n",
+     "targets[0].athena_graded", "given twice: also as ?graded= in the spec"),
+    ("targets: [baseline:default, example]\nllm_usage: 'http://127.0.0.1:8000'\n",
+     "llm_usage", "athena and http: targets only; none is given"),
+    ("targets: [baseline:default]\nathena_graded: false\n", "athena_graded",
+     "applies to athena targets only"),
+])
+def test_malformed_scenario_matrix_options(text: str, key: str, message: str,
+                                           tmp_path: Path) -> None:
+    path = write(tmp_path / "m.yml", text)
+    with pytest.raises(EunomiaError, match="invalid matrix file") as caught:
+        load_scenario_matrix(path)
+    (problem,) = caught.value.diagnostics
+    assert problem.file == path and problem.key == key and message in problem.message
+    assert problem.line is not None
+
+
+def test_the_command_lines_targets_take_the_matrix_options(tmp_path: Path) -> None:
+    """``llm_usage`` of a matrix without a target that takes it applies to ``--target``
+    given beside the file; without any target, the command's default (athena) takes it."""
+    path = write(tmp_path / "m.yml", "llm_usage: 'http://127.0.0.1:8000'\n"
+                                     "athena_graded: false\n")
+    assert load_scenario_matrix(path, ["athena:http://127.0.0.1:9/f"]).llm_usage
+    assert load_scenario_matrix(path).athena_graded is False
+    with pytest.raises(EunomiaError) as caught:
+        load_scenario_matrix(path, ["example"])
+    assert [d.key for d in caught.value.diagnostics] == ["llm_usage", "athena_graded"]
+
+
+def test_a_resumed_run_keeps_its_answer_limit_unless_given_again() -> None:
+    stored = RunRequest(max_response_mb=0.5, retry_500=True).kept_settings()
+    resumed = RunRequest(resume="r").resumed(stored)
+    assert (resumed.max_response_mb, resumed.retry_500) == (0.5, True)
+    again = RunRequest(resume="r", max_response_mb=3.0,
+                       explicit=frozenset({"max_response_mb"})).resumed(stored)
+    assert (again.max_response_mb, again.retry_500) == (3.0, True)
+    old = RunRequest(resume="r").resumed({})  # a run stored before they were kept
+    assert old.max_response_mb == RunRequest().max_response_mb and not old.retry_500

@@ -213,9 +213,14 @@ judge: openai:fake-judge
 repeat: 3
 cases: [a]
 concurrency: 2
+max_response_mb: 3
+retry_500: true
+pass_score: 4.5
+controls: none
 """)
     code, out = invoke("eval", "--matrix", str(matrix), "--model", "openai:fake-poor",
-                       "--repeat", "1", "--results", str(tmp_path / "res"), "--run-name", "o")
+                       "--repeat", "1", "--results", str(tmp_path / "res"), "--run-name", "o",
+                       "--max-response-mb", "4", "--junit", str(tmp_path / "j.xml"))
     assert code == 0, out
     assert served.counts["fake-good"] == 1 and served.counts["fake-poor"] == 1
     db = RunStore(tmp_path / "res" / "eunomia.db")
@@ -226,3 +231,10 @@ concurrency: 2
     assert info.targets == ["openai:fake-good", "openai:fake-poor"]
     assert info.settings["repeats"] == 1 and info.settings["selection"]["patterns"] == ["a"]
     assert info.settings["paths"] == [str(tmp_path / "suite" / "gk.yaml")]
+    # the command line's --max-response-mb wins; the file's retry_500 applies; both are
+    # kept for --resume
+    assert (info.settings["max_response_mb"], info.settings["retry_500"]) == (4.0, True)
+    # the file's pass score decides who passes in the CI outputs
+    junit = (tmp_path / "j.xml").read_text(encoding="utf-8")
+    assert '<property name="pass_score" value="4.5"/>' in junit
+    assert "controls" not in info.settings  # controls: none, as --controls none

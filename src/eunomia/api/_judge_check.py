@@ -118,7 +118,8 @@ def judge_check_command(what: JudgeCheckRequest, run: RunRequest,
     judges = [judge_spec(resolve_spec(s, config), feedback=what.judge_feedback)
               for s in what.judges or [defaults.JUDGE_SPEC]]
     settings = {"paths": [str(p) for p in what.paths],
-                "rubric_option": str(what.rubric) if what.rubric is not None else None}
+                "rubric_option": str(what.rubric) if what.rubric is not None else None,
+                **run.kept_settings()}
     assert run.run_name is not None
     human = human_answers(suites, run.store_path)
     for note in human.notes:

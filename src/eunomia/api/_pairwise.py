@@ -97,7 +97,8 @@ def pairwise_command(what: PairwiseRequest, run: RunRequest,
     config = load_config()
     (label_a, spec_a), (label_b, spec_b) = (e.resolve(config) for e in what.models)
     settings = {"paths": [str(p) for p in what.paths],
-                "models": [e.to_json() for e in what.models], "cache_systems": run.cache}
+                "models": [e.to_json() for e in what.models], "cache_systems": run.cache,
+                **run.kept_settings()}
     assert run.run_name is not None
     report = asyncio.run(pairwise(
         suites, spec_a, spec_b, resolve_spec(what.judge, config), names=[label_a, label_b],

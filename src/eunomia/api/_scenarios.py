@@ -147,9 +147,18 @@ def _prepared(what: ScenarioRequest, run: RunRequest) -> tuple[ScenarioRequest, 
     if what.matrix is not None:
         from eunomia.matrix import load_scenario_matrix  # YAML only when a file is given
 
-        run = run.with_matrix(m := load_scenario_matrix(what.matrix), "targets, scenarios")
-        what = replace(what, paths=(*m.scenario_paths(), *what.paths),
-                       targets=(*m.targets, *what.targets))
+        m = load_scenario_matrix(what.matrix, what.targets)
+        run = run.with_matrix(m, "targets, scenarios")
+        in_file: dict[str, object] = {
+            "llm_usage": m.llm_usage, "athena_graded": m.athena_graded,
+            "server_url": m.server_url, "x_server_url": m.x_server_url,
+            "secret_env": m.secret_env, "athena_id_base": m.athena_id_base,
+            "prompt_dir": m.prompt_path()}
+        what = replace(  # an option given on the command line wins over the file's
+            what, paths=(*m.scenario_paths(), *what.paths),
+            targets=(*m.target_specs(), *what.targets),
+            **{name: run.given(name, getattr(what, name), value)
+               for name, value in in_file.items()})
     run.check()
     if run.resume is not None:
         # Everything that defines the run comes from the store; operational options
@@ -250,7 +259,7 @@ def run_command(what: ScenarioRequest, run: RunRequest,
         "athena_id_base": what.athena_id_base,
         "llm_usage": what.llm_usage,
         "athena_graded": what.athena_graded,
-        **calls_on.settings(),
+        **run.kept_settings(), **calls_on.settings(),
     }
     recipes = {t.name: TargetRecipe(spec, config)
                for spec, t in zip(what.target_specs, built, strict=True)}

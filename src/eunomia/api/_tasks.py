@@ -151,7 +151,20 @@ def _prepared(what: TaskRequest, run: RunRequest) -> _Resolved:
                        judge=run.given("judge", what.judge, m.judge),
                        judge_repeats=run.given("judge_repeats", what.judge_repeats,
                                                m.judge_repeats),
-                       rubric=run.given("rubric", what.rubric, m.rubric_path()))
+                       rubric=run.given("rubric", what.rubric, m.rubric_path()),
+                       judge_feedback=run.given("judge_feedback", what.judge_feedback,
+                                                m.judge_feedback),
+                       judge_check=run.given("judge_check", what.judge_check, m.judge_check),
+                       pass_score=run.given("pass_score", what.pass_score, m.pass_score),
+                       controls=run.given("controls", what.controls, m.controls),
+                       control_cases=run.given(
+                           "control_cases", what.control_cases,
+                           None if m.control_cases is None else str(m.control_cases)))
+        if what.controls == m.controls and m.controls is not None:
+            try:  # the control names are the kind's: checked here, naming the file's key
+                parse_controls(m.controls)
+            except EunomiaError as exc:
+                raise m.refused("controls", exc.message.removeprefix("--controls ")) from None
     run.check(("--judge-repeats", what.judge_repeats))
     if run.resume is None:
         return _Resolved(what, run, weights)
@@ -188,9 +201,9 @@ def eval_command(what: TaskRequest, run: RunRequest,
     """What ``eunomia eval`` does: load the suites, resolve the models, check the judge
     first when asked, run (or resume) the evaluation, write the CI outputs asked for."""
     out = console or Console(stderr=True, quiet=True)
-    outputs = run.outputs(check_pass_score(what.pass_score))
     resolved = _prepared(what, run)
     what, run = resolved.what, resolved.run
+    outputs = run.outputs(check_pass_score(what.pass_score))  # a matrix file's pass_score
     no_judge = what.judge.strip().lower() == NO_JUDGE
     controls, sample = parse_controls(what.controls), parse_sample(what.control_cases)
     if no_judge and controls and what.controls is not None:
@@ -226,7 +239,7 @@ def eval_command(what: TaskRequest, run: RunRequest,
         "rubric_option": str(what.rubric) if what.rubric is not None else None,
         "models": [e.to_json() for e in what.models], "cache_systems": run.cache,
         **({"matrix": str(what.matrix)} if what.matrix is not None else {}),
-        **calls_on.settings()}
+        **run.kept_settings(), **calls_on.settings()}
     assert run.run_name is not None
     check = None
     link = None

@@ -167,10 +167,7 @@ def run_summary(header: RunHeader, columns: Columns, headlines: Sequence[Headlin
         lines.append(f"Score: the mean with its 95% bootstrap interval over cases "
                      f"({md_text(columns.score_label)}).")
         lines.append("")
-    figures = [(h, f"{label}: {text}") for h in headlines for label, text in h.figures]
-    if figures:
-        lines += [f"- {_where(h, len(headlines))}{md_text(text, 1000)}" for h, text in figures]
-        lines.append("")
+    lines += _figures(headlines)
     notes = [(h, n) for h in headlines for n in h.notes]
     warnings = [(h, w) for h in headlines for w in h.warnings]
     for title, items in (("Notes", notes), ("Warnings", warnings)):
@@ -184,6 +181,20 @@ def run_summary(header: RunHeader, columns: Columns, headlines: Sequence[Headlin
         lines.append(f"HTML report: {md_text(header.report, 500)}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _figures(headlines: Sequence[Headline]) -> list[str]:
+    """Each headline's figures in words, one a line (under its target and suite when the
+    run has several)."""
+    lines: list[str] = []
+    for h in headlines:
+        if not h.figures:
+            continue
+        if len(headlines) > 1:
+            lines += [f"**{_where(h, len(headlines)).removesuffix(': ')}**", ""]
+        lines += [f"- {md_text(f'{label}: {text}', 1000)}" for label, text in h.figures]
+        lines.append("")
+    return lines
 
 
 def _where(h: Headline, count: int) -> str:

@@ -6,6 +6,7 @@ a :class:`TaskMatrix`; see :mod:`eunomia.matrix._file` for the format.
 
 from eunomia.matrix._file import (
     MatrixModel,
+    MatrixTarget,
     ScenarioMatrix,
     TaskMatrix,
     load_scenario_matrix,
@@ -14,6 +15,7 @@ from eunomia.matrix._file import (
 
 __all__ = [
     "MatrixModel",
+    "MatrixTarget",
     "ScenarioMatrix",
     "TaskMatrix",
     "load_scenario_matrix",

@@ -159,13 +159,27 @@ class RunRequest:
             repeat=self.given("repeat", self.repeat, matrix.repeat),
             concurrency=self.given("concurrency", self.concurrency, matrix.concurrency),
             timeout=self.given("timeout", self.timeout, matrix.timeout),
-            retries=self.given("retries", self.retries, matrix.retries))
+            retries=self.given("retries", self.retries, matrix.retries),
+            retry_500=self.given("retry_500", self.retry_500, matrix.retry_500),
+            max_response_mb=self.given("max_response_mb", self.max_response_mb,
+                                       matrix.max_response_mb))
+
+    def kept_settings(self) -> dict[str, object]:
+        """The operational options a resumed run keeps unless given again (stored with the
+        run): the answer size limit and whether a 500 is retried."""
+        return {"max_response_mb": self.max_response_mb, "retry_500": self.retry_500}
 
     def resumed(self, settings: dict[str, object]) -> RunRequest:
         """Continuing the stopped run :attr:`resume` (its stored ``settings``): what defines
         the run (its cases, repeats, cache) comes from the store; operational options
-        (concurrency, timeout, retries) may change; its executor unless one is given."""
+        (concurrency, timeout, retries) may change; its executor, answer size limit and
+        retry of a 500 (:meth:`kept_settings`) unless given again."""
         assert self.resume is not None
+        kept = settings.get("max_response_mb")
+        limit = self.max_response_mb if "max_response_mb" in self.explicit \
+            or not isinstance(kept, int | float) else float(kept)
+        retry_500 = self.retry_500 if "retry_500" in self.explicit \
+            else bool(settings.get("retry_500", self.retry_500))
         selection = stored_selection(settings)
         repeats = settings.get("repeats", self.repeat)
         executor, ray_address = self.executor, self.ray_address
@@ -179,7 +193,8 @@ class RunRequest:
                        repeat=int(repeats) if isinstance(repeats, int | float | str)
                        else self.repeat,
                        cache=bool(settings.get("cache_systems", self.cache)),
-                       executor=executor, ray_address=ray_address)
+                       executor=executor, ray_address=ray_address, max_response_mb=limit,
+                       retry_500=retry_500)
 
     def open_executor(self) -> Executor:
         """Where the calls are made (fails fast: Ray missing, a bad address)."""

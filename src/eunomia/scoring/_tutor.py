@@ -19,7 +19,14 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from eunomia.stats import Correlation, Interval, bootstrap_mean_ci, correlation
+from eunomia.stats import (
+    Correlation,
+    Interval,
+    bootstrap_mean_ci,
+    correlation,
+    enough,
+    too_few_text,
+)
 
 FEW_CASES = 20
 """Below this many pairs the result carries a note on how little its intervals can tell."""
@@ -121,24 +128,36 @@ def _interval_json(interval: Interval | None) -> dict[str, Any] | None:
 
 
 def interval_text(interval: Interval | None, signed: bool = False) -> str:
-    """``1.23 [0.8, 1.7]``; ``-`` when there is none."""
+    """``1.23 [0.8, 1.7] (n=12)``; below ``defaults.MIN_CASES_FOR_INTERVAL`` cases ``1.23,
+    too few cases to tell (8 cases; at least 10 are needed): [0.8, 1.7] (n=8)`` (the wide
+    interval kept, to say how little is known); ``-`` when there is none."""
     if interval is None:
         return "-"
-    return (f"{_num(interval.estimate, signed)} [{_num(interval.low, signed)}, "
-            f"{_num(interval.high, signed)}] (n={interval.n})")
+    bounds = f"[{_num(interval.low, signed)}, {_num(interval.high, signed)}]"
+    return _few(_num(interval.estimate, signed), bounds, interval.n)
 
 
 def correlation_text(c: Correlation) -> str:
-    """``0.62 [0.21, 0.88] bootstrap, [0.05, 0.89] Fisher z (n=12)``."""
+    """``0.62 [0.21, 0.88] bootstrap, [0.05, 0.89] Fisher z (n=12)``; below
+    ``defaults.MIN_CASES_FOR_INTERVAL`` cases, "too few cases to tell" before the
+    intervals."""
     if c.estimate is None:
         why = "fewer than 3 cases" if c.n < 3 else "one side has no spread"
         return f"- (undefined: {why}; n={c.n})"
-    text = f"{c.estimate:.3f}"
+    bounds = []
     if c.low is not None and c.high is not None:
-        text += f" [{c.low:.2f}, {c.high:.2f}] bootstrap"
+        bounds.append(f"[{c.low:.2f}, {c.high:.2f}] bootstrap")
     if c.fisher_low is not None and c.fisher_high is not None:
-        text += f", [{c.fisher_low:.2f}, {c.fisher_high:.2f}] Fisher z"
-    return text + f" (n={c.n})"
+        bounds.append(f"[{c.fisher_low:.2f}, {c.fisher_high:.2f}] Fisher z")
+    return _few(f"{c.estimate:.3f}", ", ".join(bounds), c.n)
+
+
+def _few(estimate: str, bounds: str, n: int) -> str:
+    """An estimate and its interval(s) in words, saying "too few cases to tell" below the
+    minimum (as the HTML report's agreement section does)."""
+    if not enough(n):
+        return f"{estimate}, {too_few_text(n)}" + (f": {bounds}" if bounds else "") + f" (n={n})"
+    return f"{estimate} {bounds} (n={n})" if bounds else f"{estimate} (n={n})"
 
 
 def _mean_ci(values: Sequence[float]) -> Interval | None:

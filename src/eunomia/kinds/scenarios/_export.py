@@ -15,6 +15,7 @@ from eunomia.kinds.scenarios._compare import facts_of
 from eunomia.kinds.scenarios._figures import ChangeBook, figure_rows
 from eunomia.kinds.scenarios._files import ScenarioExporter
 from eunomia.kinds.scenarios._llm_usage import add_llm_usage
+from eunomia.kinds.scenarios._points_out import headline_rows, points_properties
 from eunomia.kinds.scenarios._records import outcome_from_row, stored_scenario
 from eunomia.kinds.scenarios._summary import ScenarioSummary, against_baseline
 from eunomia.kinds.scenarios._warnings import run_warnings
@@ -83,7 +84,9 @@ class ScenarioExport:
         files = self.exporter.finish(self.summary, meta, self.consistency, warnings)
         return Exported(self.target, self.folder, self.summary, suite=self.scenario.name,
                         failed=self.summary.failed, consistency=self.consistency, files=files,
-                        warnings=warnings, notes=notes, figures=figure_rows(self.summary))
+                        warnings=warnings, notes=notes,
+                        figures=figure_rows(self.summary) + headline_rows(self.summary),
+                        properties=points_properties(self.summary))
 
 
 class ScenarioLiveExport(LiveExport[CaseOutcome, ScenarioSummary]):

@@ -68,17 +68,83 @@ def points_rows(summary: ScenarioSummary) -> list[tuple[str, str]]:
          f"{summary.credit_disagreements} in {summary.cases_with_credit_disagreements} "
          "case(s)"),
     ]
-    if summary.credit_checks:
-        rows.append(("Credit Expectations Met",
-                     f"{summary.credit_checks_met}/{summary.credit_checks} "
-                     f"({summary.cases_credit_checks_met}/{summary.cases_with_credit_checks} "
-                     "cases meet all)"))
+    rows += _credit_rows(summary)
     if summary.awarded_unknown:
         rows.append(("Cases Whose Credits Are Not Numbers", str(summary.awarded_unknown)))
     found = tutor_agreement(summary)
     if found is not None:
         rows += found.rows()
     return rows
+
+
+def _credit_rows(summary: ScenarioSummary) -> list[tuple[str, str]]:
+    if not summary.credit_checks:
+        return []
+    return [("Credit Expectations Met",
+             f"{summary.credit_checks_met}/{summary.credit_checks} "
+             f"({summary.cases_credit_checks_met}/{summary.cases_with_credit_checks} "
+             "cases meet all)")]
+
+
+def headline_rows(summary: ScenarioSummary) -> list[tuple[str, str]]:
+    """What the CI summary (Markdown) shows of a scenario beside its score: its credit
+    expectations met and its agreement with the tutors, as the terminal's rows say them."""
+    found = tutor_agreement(summary)
+    return _credit_rows(summary) + (found.rows() if found is not None else [])
+
+
+def _figure(value: float | None) -> str | None:
+    return None if value is None or not math.isfinite(value) else f"{value:.6g}"
+
+
+def points_properties(summary: ScenarioSummary) -> list[tuple[str | None, str, str]]:
+    """The same figures as JUnit properties of the scenario's test suite (suite, name,
+    value): credit expectations (``credit_expectations_met`` of ``..._checked``...) and
+    agreement with the tutors (``tutor_pearson`` with its bootstrap and Fisher-z interval,
+    ``tutor_spearman``, ``tutor_mean_absolute_difference_points``/``_percent`` and
+    ``tutor_bias_...`` with their intervals, ``tutor_too_few``); each ``..._text`` as the
+    terminal says it. A figure that is undefined has its text only."""
+    rows: list[tuple[str, float | str | None]] = []
+    if summary.credit_checks:
+        rows += [("credit_expectations_checked", summary.credit_checks),
+                 ("credit_expectations_met", summary.credit_checks_met),
+                 ("cases_with_credit_expectations", summary.cases_with_credit_checks),
+                 ("cases_meeting_all_credit_expectations", summary.cases_credit_checks_met),
+                 *(("credit_expectations_text", text) for _, text in _credit_rows(summary))]
+    found = tutor_agreement(summary)
+    if found is not None:
+        texts = dict(found.rows())
+        rows += [("tutor_cases", found.n), ("tutor_graded_cases", found.graded),
+                 ("tutor_too_few", str(not enough(found.n)).lower())]
+        for key, c, label in (("pearson", found.pearson, "Pearson r vs Tutors (95% CI)"),
+                              ("spearman", found.spearman,
+                               "Spearman rho vs Tutors (95% CI)")):
+            rows += [(f"tutor_{key}", c.estimate), (f"tutor_{key}_ci_low", c.low),
+                     (f"tutor_{key}_ci_high", c.high),
+                     (f"tutor_{key}_fisher_low", c.fisher_low),
+                     (f"tutor_{key}_fisher_high", c.fisher_high),
+                     (f"tutor_{key}_text", texts[label])]
+        for key, i, label in (
+                ("mean_absolute_difference_points", found.mad_points,
+                 "Mean Absolute Difference vs Tutors (points)"),
+                ("mean_absolute_difference_percent", found.mad_percent,
+                 "Mean Absolute Difference vs Tutors (% of max points)"),
+                ("bias_points", found.bias_points, "Bias vs Tutors (points, system - tutor)"),
+                ("bias_percent", found.bias_percent, "Bias vs Tutors (% of max points)")):
+            if i is not None:
+                rows += [(f"tutor_{key}", i.estimate), (f"tutor_{key}_ci_low", i.low),
+                         (f"tutor_{key}_ci_high", i.high)]
+            rows.append((f"tutor_{key}_text", texts[label]))
+        if found.note:
+            rows.append(("tutor_note", found.note))
+    suite = summary.scenario.name
+    out: list[tuple[str | None, str, str]] = []
+    for name, value in rows:
+        text = value if isinstance(value, str) else (
+            str(value) if isinstance(value, int) else _figure(value))
+        if text is not None:
+            out.append((suite, name, text))
+    return out
 
 
 def points_json(summary: ScenarioSummary) -> dict[str, Any]:

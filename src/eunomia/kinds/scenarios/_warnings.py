@@ -20,7 +20,8 @@ def run_warnings(summary: ScenarioSummary) -> list[str]:
     s = summary
     if not s.labelled:
         out.append("unlabelled scenario (no default_expected): correctness is not measured; "
-                   "consistency across --repeat, feedback, cost, latency and failures are")
+                   "consistency across --repeat, feedback, cost, latency and failures are "
+                   "still measured")
     if s.total and s.failed == s.total:
         reasons = Counter(f.reason for f in s.failures)
         reason, count = reasons.most_common(1)[0]
