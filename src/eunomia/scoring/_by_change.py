@@ -11,16 +11,16 @@ few of them to tell (``Interval.too_few``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from statistics import fmean
-from typing import Literal, Protocol
+from typing import Literal
 
 from eunomia import defaults
 from eunomia.apollon import DiagramDiff, DiagramError, diff_diagrams
 from eunomia.athena import AthenaFeedback
 from eunomia.scenarios import Scenario, TestCase
-from eunomia.scoring._sgi import CaseScore
+from eunomia.scoring._outcome import CaseOutcome
 from eunomia.stats import Interval, bootstrap_mean_ci
 
 Grouping = Literal["element_type", "change", "operator"]
@@ -86,33 +86,26 @@ class ChangeRow:
         return None if rate is None else 1.0 - rate
 
 
-class ScoredCase(Protocol):
-    """What detection by change and localization read of an outcome
-    (:class:`~eunomia.scoring.CaseOutcome` is one; a summary fed one case at a time keeps
-    a :class:`KeptCase` instead)."""
-
-    @property
-    def case(self) -> str: ...
-    @property
-    def repeat(self) -> int: ...
-    @property
-    def ok(self) -> bool: ...
-    @property
-    def score(self) -> CaseScore | None: ...
-    @property
-    def feedback(self) -> Sequence[AthenaFeedback]: ...
-
-
 @dataclass(frozen=True, slots=True)
 class KeptCase:
-    """A scored outcome as detection by change keeps it: no answer, and only the feedback
-    items on its case's changed instructions (what localization reads)."""
+    """A scored outcome of a labelled case as detection by change keeps it, fed one case at
+    a time: whether it was detected correctly, and only the feedback items on its case's
+    changed instructions (what localization reads); not the outcome's score or answer, so
+    that a long run keeps a few objects per case."""
 
     case: str
     repeat: int
-    score: CaseScore
-    feedback: tuple[AthenaFeedback, ...]
-    ok: bool = True
+    detected: bool
+    feedback: tuple[AthenaFeedback, ...] = ()
+
+    @classmethod
+    def of(cls, outcome: CaseOutcome, changed: frozenset[int]) -> KeptCase | None:
+        """``outcome`` as kept, or None when it is not a scored outcome of a labelled case."""
+        score = outcome.score
+        if not outcome.ok or score is None or not score.labelled:
+            return None
+        return cls(outcome.case, outcome.repeat, score.detected_correctly, tuple(
+            f for f in outcome.feedback if f.structured_grading_instruction_id in changed))
 
 
 @dataclass(slots=True)
@@ -121,25 +114,32 @@ class _Acc:
     generated: int = 0
 
 
-def _per_case(outcomes: Iterable[ScoredCase]) -> dict[str, list[ScoredCase]]:
-    by: dict[str, list[ScoredCase]] = {}
+def _per_case(scenario: Scenario,
+              outcomes: Iterable[CaseOutcome | KeptCase]) -> dict[str, list[KeptCase]]:
+    """The scored outcomes of labelled cases, as kept, by case."""
+    by: dict[str, list[KeptCase]] = {}
     for o in outcomes:
-        if o.ok and o.score is not None and o.score.labelled:
-            by.setdefault(o.case, []).append(o)
+        if isinstance(o, CaseOutcome):
+            case = scenario.case_named(o.case)
+            kept = KeptCase.of(o, case.diff_instructions if case is not None else frozenset())
+            if kept is None:
+                continue
+            o = kept
+        by.setdefault(o.case, []).append(o)
     return by
 
 
-def rates_by_change(scenario: Scenario, outcomes: Iterable[ScoredCase],
+def rates_by_change(scenario: Scenario, outcomes: Iterable[CaseOutcome | KeptCase],
                     diffs: Mapping[str, DiagramDiff]) -> list[ChangeRow]:
     """Detection and miss rates per element type, kind of change and operator, over the
     scored cases of one scenario and target (``diffs``: :func:`case_diffs`). Rows by
     grouping, then the worst detected first."""
     acc: dict[tuple[Grouping, str], _Acc] = {}
-    for name, reps in _per_case(outcomes).items():
+    for name, reps in _per_case(scenario, outcomes).items():
         case = scenario.case_named(name)
         if case is None:
             continue
-        share = fmean(float(o.score.detected_correctly) for o in reps if o.score)
+        share = fmean(float(o.detected) for o in reps)
         for grouping, keys in groups_of(case, diffs.get(name)).items():
             for key in keys:
                 a = acc.setdefault((grouping, key), _Acc())
@@ -186,12 +186,12 @@ def named_elements(item: AthenaFeedback) -> set[str]:
     return out
 
 
-def localization(scenario: Scenario, outcomes: Iterable[ScoredCase],
+def localization(scenario: Scenario, outcomes: Iterable[CaseOutcome | KeptCase],
                  diffs: Mapping[str, DiagramDiff]) -> list[LocalizationRow]:
     """Per element type: the feedback items on the cases' changed instructions, how many
     name an element and how many name a changed one. Most items first."""
     acc: dict[str, list[int]] = {}
-    for name, reps in _per_case(outcomes).items():
+    for name, reps in _per_case(scenario, outcomes).items():
         case = scenario.case_named(name)
         diff = diffs.get(name)
         if case is None or diff is None or not case.diff_instructions:

@@ -120,12 +120,11 @@ class ChangeBook:
         self._requests: dict[str, str | None] = {}
 
     def add(self, outcome: CaseOutcome) -> None:
-        if not outcome.ok or outcome.score is None or not outcome.score.labelled:
-            return
         case = self.scenario.case_named(outcome.case)
-        changed = case.diff_instructions if case is not None else frozenset()
-        self._outcomes.append(KeptCase(outcome.case, outcome.repeat, outcome.score, tuple(
-            f for f in outcome.feedback if f.structured_grading_instruction_id in changed)))
+        kept = KeptCase.of(outcome, case.diff_instructions if case is not None else frozenset())
+        if kept is None:
+            return
+        self._outcomes.append(kept)
         self._requests.setdefault(outcome.case, outcome.request_hash)
 
     def diffs(self, store: RunStore | None) -> dict[str, DiagramDiff]:
