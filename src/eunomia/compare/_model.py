@@ -163,6 +163,23 @@ class MetricDelta:
             return "same"
         return "better" if (self.delta > 0) == self.higher_is_better else "worse"
 
+    def figure(self, value: float | None, signed: bool = False) -> str:
+        """``value`` (one side, or with ``signed`` a change: ``+1.5 pts``, a count's ``0``)
+        in the metric's unit, as every view of a comparison writes it."""
+        if value is None:
+            return "-"
+        sign = "+" if signed else ""
+        if self.unit == "rate":
+            return f"{100 * value:{sign}.1f}" + (" pts" if signed else "%")
+        if self.unit == "count" and signed and not value:
+            return "0"
+        return (f"{value:{sign}{_DIGITS.get(self.unit, '.3f')}}"
+                + (" s" if self.unit == "s" else ""))
+
+
+_DIGITS = {"%": ".2f", "$": ".4f", "s": ".3f", "count": "g"}
+"""How each unit's figures are written (others, e.g. a judge's score: three decimals)."""
+
 
 @dataclass(frozen=True, slots=True)
 class CriterionDelta:

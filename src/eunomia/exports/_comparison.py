@@ -120,18 +120,7 @@ def write_comparison_junit(c: Comparison, out: TextSink) -> None:
 
 
 def _value(m: MetricDelta, v: float | None, signed: bool = False) -> str:
-    if v is None:
-        return "-"
-    sign = "+" if signed else ""
-    if m.unit == "rate":
-        return f"{100 * v:{sign}.1f}" + (" pts" if signed else "%")
-    if m.unit == "$":
-        return f"{v:{sign}.4f}"
-    if m.unit == "s":
-        return f"{v:{sign}.3f} s"
-    if m.unit == "count":
-        return f"{v:{sign}g}"
-    return f"{v:{sign}.2f}"
+    return m.figure(v, signed)  # as the terminal writes it
 
 
 def comparison_summary(c: Comparison, report: str | None = None,

@@ -24,24 +24,12 @@ _KIND_LABELS: dict[ChangeKind, str] = {
 }
 
 
-_DIGITS = {"%": ".2f", "$": ".4f", "s": ".3f", "count": "g"}
-"""How each unit's figures are written (others: three decimals)."""
-
-
 def _value(m: MetricDelta, v: float | None, signed: bool = False) -> str:
-    """A figure of ``m`` in its unit; ``signed``: a change (``+1.5 pts``, a count's ``0``)."""
-    if v is None:
-        return "-"
-    sign = "+" if signed else ""
-    if m.unit == "rate":
-        return f"{100 * v:{sign}.1f}" + (" pts" if signed else "%")
-    if m.unit == "count" and signed and not v:
-        return "0"
-    return f"{v:{sign}{_DIGITS.get(m.unit, '.3f')}}" + (" s" if m.unit == "s" else "")
+    return m.figure(v, signed)
 
 
 def _delta(m: MetricDelta, v: float | None) -> str:
-    return _value(m, v, signed=True)
+    return m.figure(v, signed=True)
 
 
 def _relative(m: MetricDelta) -> str:
