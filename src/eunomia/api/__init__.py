@@ -23,7 +23,7 @@ adapters over these. Every one goes through the one engine
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from eunomia.lazy import lazy_names
 
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 # lazy: a command loads the kind it runs, not the other three (``eunomia eval`` would
 # otherwise load the SGI scenarios, Apollon and Athena)
-_lazy = lazy_names(__name__, {
+__getattr__ = lazy_names(__name__, {
     "_judge_check": ("EVAL_SUFFIX", "JudgeCheckOutcome", "JudgeCheckRequest",
                      "check_before_eval", "judge_check", "judge_check_command",
                      "judge_check_for_eval"),
@@ -71,16 +71,8 @@ _lazy = lazy_names(__name__, {
     "eunomia.kinds.tasks": ("TasksSummary",),
     "eunomia.run": ("RunReport", "RunRequest", "RunResult"),
     "eunomia.scheduler": ("RunOptions",),
-})
-_ALIASES = {"CaseSelection": "Selection", "TaskSelection": "Selection",
-            "TaskRunReport": "RunReport", "load_all": "load_scenarios"}
-
-
-def __getattr__(name: str) -> Any:
-    value = _lazy(_ALIASES.get(name, name))
-    globals()[name] = value
-    return value
-
+}, aliases={"CaseSelection": "Selection", "TaskSelection": "Selection",
+            "TaskRunReport": "RunReport", "load_all": "load_scenarios"})
 
 __all__ = [
     "EVAL_SUFFIX",

@@ -10,7 +10,7 @@ keeps the check of its judge as a link in the eval run's settings (:class:`Store
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from eunomia.kinds._task_suites import (
     BAD_CONTROLS,
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 # lazy: what an eval run keeps of its judge's check (_for_eval) is light; the kind itself
 # loads when a judge-check runs or its runs are read
-_lazy = lazy_names(__name__, {
+__getattr__ = lazy_names(__name__, {
     "_files": ("export_judge_check", "judge_summary", "stored_verdicts"),
     "_kind": ("JUDGE_CHECK", "JudgeCheckKind"),
     "_plan": ("CheckedJudge", "JudgeCheckPlan"),
@@ -66,13 +66,7 @@ _lazy = lazy_names(__name__, {
                  "judge_verdict"),
     "_terminal": ("print_judge_check", "print_verdicts"),
     "_work": ("AnswerJob", "CheckedAnswer"),
-})
-
-
-def __getattr__(name: str) -> Any:
-    value = _lazy("JUDGE_CHECK" if name == "KIND" else name)
-    globals()[name] = value
-    return value
+}, aliases={"KIND": "JUDGE_CHECK"})
 
 
 
