@@ -99,11 +99,14 @@ class KeptCase:
     feedback: tuple[AthenaFeedback, ...] = ()
 
     @classmethod
-    def of(cls, outcome: CaseOutcome, changed: frozenset[int]) -> KeptCase | None:
-        """``outcome`` as kept, or None when it is not a scored outcome of a labelled case."""
+    def of(cls, scenario: Scenario, outcome: CaseOutcome) -> KeptCase | None:
+        """``outcome`` (of a case of ``scenario``) as kept, or None when it is not a scored
+        outcome of a labelled case."""
         score = outcome.score
         if not outcome.ok or score is None or not score.labelled:
             return None
+        case = scenario.case_named(outcome.case)
+        changed = case.diff_instructions if case is not None else frozenset()
         return cls(outcome.case, outcome.repeat, score.detected_correctly, tuple(
             f for f in outcome.feedback if f.structured_grading_instruction_id in changed))
 
@@ -119,13 +122,9 @@ def _per_case(scenario: Scenario,
     """The scored outcomes of labelled cases, as kept, by case."""
     by: dict[str, list[KeptCase]] = {}
     for o in outcomes:
-        if isinstance(o, CaseOutcome):
-            case = scenario.case_named(o.case)
-            kept = KeptCase.of(o, case.diff_instructions if case is not None else frozenset())
-            if kept is None:
-                continue
-            o = kept
-        by.setdefault(o.case, []).append(o)
+        kept = KeptCase.of(scenario, o) if isinstance(o, CaseOutcome) else o
+        if kept is not None:
+            by.setdefault(kept.case, []).append(kept)
     return by
 
 

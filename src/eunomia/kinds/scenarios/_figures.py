@@ -120,8 +120,7 @@ class ChangeBook:
         self._requests: dict[str, str | None] = {}
 
     def add(self, outcome: CaseOutcome) -> None:
-        case = self.scenario.case_named(outcome.case)
-        kept = KeptCase.of(outcome, case.diff_instructions if case is not None else frozenset())
+        kept = KeptCase.of(self.scenario, outcome)
         if kept is None:
             return
         self._outcomes.append(kept)
