@@ -7,6 +7,7 @@ positive delta is good depends on the metric (``higher_is_better``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -35,6 +36,12 @@ CHANGE_KINDS: tuple[ChangeKind, ...] = (
     "regressed", "newly_failed", "newly_unscored", "improved", "fixed", "newly_scored",
     "unchanged", "only_in_a", "only_in_b"
 )
+CHANGE_LABELS: dict[ChangeKind, str] = {
+    "regressed": "regressed", "newly_failed": "newly failed",
+    "newly_unscored": "newly unscored", "improved": "improved", "fixed": "fixed",
+    "newly_scored": "newly scored", "unchanged": "unchanged", "only_in_a": "only in A",
+    "only_in_b": "only in B"}
+"""How every view names a kind of change (in :data:`CHANGE_KINDS` order)."""
 
 VerdictKind = Literal["regression", "improvement", "no_significant_change"]
 
@@ -122,6 +129,11 @@ class CaseChange:
     b_awarded: float | None = None
     tutor: float | None = None
     """The tutor's points, % of the maximum (cases with a tutor's grade)."""
+
+    @property
+    def label(self) -> str:
+        """How the views name its kind of change (``newly failed``...)."""
+        return CHANGE_LABELS[self.change]
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,12 +358,16 @@ class Comparison:
     def cases_of(self, *kinds: ChangeKind) -> tuple[CaseChange, ...]:
         return tuple(c for c in self.cases if c.change in kinds)
 
-    def counts(self) -> dict[ChangeKind, int]:
-        """Cases per kind of change, every kind present (possibly 0)."""
+    def counts(self, cases: Iterable[CaseChange] | None = None) -> dict[ChangeKind, int]:
+        """Cases (all, or ``cases``) per kind of change, every kind present (possibly 0)."""
         out: dict[ChangeKind, int] = dict.fromkeys(CHANGE_KINDS, 0)
-        for c in self.cases:
+        for c in self.cases if cases is None else cases:
             out[c.change] += 1
         return out
+
+    def cases_text(self) -> str:
+        """``3 newly unscored, 11 unchanged``: the kinds of change that occur."""
+        return ", ".join(f"{n} {CHANGE_LABELS[k]}" for k, n in self.counts().items() if n)
 
 
 def _case_json(c: CaseChange) -> dict[str, Any]:

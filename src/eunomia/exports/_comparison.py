@@ -4,7 +4,7 @@ deltas with their intervals and p-values, the cases that got worse)."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -21,11 +21,6 @@ WORST_CHANGES = 10
 _BAD: tuple[ChangeKind, ...] = ("regressed", "newly_failed")
 _UNTESTED: tuple[ChangeKind, ...] = ("newly_unscored", "only_in_a", "only_in_b")
 """JUnit ``skipped``: nothing to compare (unscored in B, or on one side only)."""
-_LABELS: dict[ChangeKind, str] = {
-    "regressed": "regressed", "newly_failed": "newly failed",
-    "newly_unscored": "newly unscored", "improved": "improved", "fixed": "fixed",
-    "newly_scored": "newly scored", "unchanged": "unchanged", "only_in_a": "only in A",
-    "only_in_b": "only in B"}
 
 
 def _num(v: float | None) -> str:
@@ -61,7 +56,7 @@ def change_diff(c: CaseChange) -> str:
 
 def change_reason(c: CaseChange) -> str:
     """One line: how the case changed, with both sides' scores."""
-    head = f"{_LABELS[c.change]}: A {_side(c.a_status, c.a_score)} -> " \
+    head = f"{c.label}: A {_side(c.a_status, c.a_score)} -> " \
            f"B {_side(c.b_status, c.b_score)}"
     if c.delta is not None:
         head += f" ({c.delta:+.4g})"
@@ -102,10 +97,9 @@ def write_comparison_junit(c: Comparison, out: TextSink) -> None:
     several = len({t for _, t in groups}) > 1
     for (suite, target), cases in groups.items():
         name = f"{suite} [{target}]" if several else suite
-        counts = Counter(case.change for case in cases)
         writer.suite(name, [("suite", suite), ("target", target), ("run_a", c.a.name),
                             ("run_b", c.b.name),
-                            *((k, str(counts[k])) for k in _LABELS)])
+                            *((k, str(n)) for k, n in c.counts(cases).items())])
         for case in cases:
             writer.add(_case(case, name))
     writer.suite("verdict", [("run_a", c.a.name), ("run_b", c.b.name),
@@ -158,8 +152,7 @@ def comparison_summary(c: Comparison, report: str | None = None,
         lines += [""]
     if c.tutor is not None:
         lines += [f"- {md_text(line, 1000)}" for line in c.tutor.lines()] + [""]
-    counts = c.counts()
-    lines += ["Cases: " + ", ".join(f"{n} {_LABELS[k]}" for k, n in counts.items() if n), ""]
+    lines += ["Cases: " + c.cases_text(), ""]
     lines += _worse_cases(c.cases_of(*_BAD), worst)
     lines += _worse_cases(c.cases_of("newly_unscored"), worst,
                           "Cases scored in A that nothing could score in B")
@@ -175,7 +168,7 @@ def _worse_cases(cases: Sequence[CaseChange], worst: int,
     if not cases:
         return []
     ranked = sorted(cases, key=lambda x: (x.change != "newly_failed", x.delta or 0.0))
-    rows = [[md_text(x.suite), md_text(x.case), md_text(x.target), _LABELS[x.change],
+    rows = [[md_text(x.suite), md_text(x.case), md_text(x.target), x.label,
              _side(x.a_status, x.a_score), _side(x.b_status, x.b_score),
              fmt(x.delta, 2) if x.delta is not None else "-",
              md_text((change_diff(x) or x.b_error or "-").replace("\n", "; "), 300)]

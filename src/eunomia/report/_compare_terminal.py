@@ -16,12 +16,6 @@ if TYPE_CHECKING:
 _MAX_CASES_SHOWN = 20
 _QUALITY = ("score", "detection", "fully_correct", "credits", "tutor_mad", "failures",
             "unscored")
-_KIND_LABELS: dict[ChangeKind, str] = {
-    "regressed": "regressed", "newly_failed": "newly failed",
-    "newly_unscored": "newly unscored", "improved": "improved", "fixed": "fixed",
-    "newly_scored": "newly scored", "unchanged": "unchanged", "only_in_a": "only in A",
-    "only_in_b": "only in B",
-}
 
 
 def _value(m: MetricDelta, v: float | None, signed: bool = False) -> str:
@@ -205,10 +199,8 @@ def print_comparison(console: Console, c: Comparison) -> None:
                           _stars(cd.p_value, c.alpha))
         console.print(table)
 
-    counts = c.counts()
     several_suites = len({x.suite for x in c.cases}) > 1
-    console.print("Cases: " + ", ".join(f"{n} {_KIND_LABELS[kind]}"
-                                        for kind, n in counts.items() if n))
+    console.print("Cases: " + c.cases_text())
     sections: tuple[tuple[str, ChangeKind, str], ...] = (
         ("Regressed", "regressed", "bold red"),
         ("Newly failed", "newly_failed", "bold red"),
